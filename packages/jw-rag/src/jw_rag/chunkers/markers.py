@@ -1,0 +1,146 @@
+"""Continuation and closure markers, loaded from JSON data per language.
+
+The data lives in ``jw_core/data/continuation_markers.json``; adding a
+language means adding an entry there, not code. See that file's
+``description`` for the matching rules and per-marker conditions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jw_rag.errors import ConfigError
+
+__all__ = ["MarkerSet", "load_markers", "marker_languages"]
+
+# Paragraph number ("17 ", "17. ", "(17) "), opening punctuation, quotes, dashes
+# and any Unicode whitespace (NBSP included) before the marker.
+_PREFIX = r"^[\s]*(?:\(?\d{1,4}[.)]?[\s]+)?[\s¿¡«»\"“”„‘’'(\[—–\-]*"
+_WORD_END = r"(?![^\W_])"
+
+
+@dataclass(frozen=True)
+class _Marker:
+    marker: str
+    followed_by: str = ""
+    not_followed_by: tuple[str, ...] = ()
+
+    def pattern(self) -> str:
+        p = re.escape(self.marker) + _WORD_END
+        if self.followed_by:
+            p += r"(?=\s*[" + re.escape(self.followed_by) + "])"
+        for word in self.not_followed_by:
+            p += r"(?!\s+" + re.escape(word) + _WORD_END + ")"
+        return p
+
+
+def _parse_marker(item: Any, where: str) -> _Marker:
+    if isinstance(item, str) and item.strip():
+        return _Marker(item)
+    if isinstance(item, Mapping) and isinstance(item.get("marker"), str):
+        unknown = set(item) - {"marker", "followed_by", "not_followed_by"}
+        if unknown:
+            raise ConfigError(
+                f"marker {item['marker']!r} in {where} has unknown keys {sorted(unknown)}"
+            )
+        return _Marker(
+            item["marker"],
+            str(item.get("followed_by", "")),
+            tuple(item.get("not_followed_by", ())),
+        )
+    raise ConfigError(
+        f"invalid marker entry {item!r} in {where}: use a string or an object with 'marker'"
+    )
+
+
+class _Matcher:
+    def __init__(self, markers: list[_Marker]) -> None:
+        ordered = sorted(markers, key=lambda m: -len(m.marker))
+        self._markers = [m.marker for m in ordered]
+        if ordered:
+            alternation = "|".join(f"(?P<m{i}>{m.pattern()})" for i, m in enumerate(ordered))
+            self._rx: re.Pattern[str] | None = re.compile(_PREFIX + "(?:" + alternation + ")")
+        else:
+            self._rx = None
+
+    def __call__(self, text: str) -> str | None:
+        if self._rx is None:
+            return None
+        m = self._rx.match(text)
+        if m is None or m.lastgroup is None:
+            return None
+        return self._markers[int(m.lastgroup[1:])]
+
+
+class MarkerSet:
+    """The continuation and closure markers of one language."""
+
+    def __init__(self, language: str, continuation: list[_Marker], closure: list[_Marker]) -> None:
+        self.language = language
+        self.continuation_markers = tuple(m.marker for m in continuation)
+        self.closure_markers = tuple(m.marker for m in closure)
+        self._continuation = _Matcher(continuation)
+        self._closure = _Matcher(closure)
+
+    def continuation(self, paragraph: str) -> str | None:
+        """The continuation marker ``paragraph`` opens with, if any."""
+        return self._continuation(paragraph)
+
+    def closure(self, paragraph: str) -> str | None:
+        """The closure marker ``paragraph`` opens with, if any."""
+        return self._closure(paragraph)
+
+    def __repr__(self) -> str:
+        return (
+            f"MarkerSet({self.language!r}, {len(self.continuation_markers)} continuation, "
+            f"{len(self.closure_markers)} closure)"
+        )
+
+
+def _read(path: str | None) -> dict[str, Any]:
+    try:
+        if path is None:
+            raw = (
+                resources.files("jw_core")
+                .joinpath("data/continuation_markers.json")
+                .read_text("utf-8")
+            )
+        else:
+            raw = Path(path).read_text("utf-8")
+        data = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        where = path or "jw_core/data/continuation_markers.json"
+        raise ConfigError(f"cannot read markers file {where}: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("languages"), dict):
+        raise ConfigError("markers file must be an object with a 'languages' object")
+    return data
+
+
+@lru_cache(maxsize=16)
+def _load_all(path: str | None) -> dict[str, MarkerSet]:
+    data = _read(path)
+    out: dict[str, MarkerSet] = {}
+    for lang, entry in data["languages"].items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"markers for {lang!r} must be an object")
+        cont = [_parse_marker(m, f"{lang}.continuation") for m in entry.get("continuation", [])]
+        clos = [_parse_marker(m, f"{lang}.closure") for m in entry.get("closure", [])]
+        out[lang] = MarkerSet(lang, cont, clos)
+    return out
+
+
+def load_markers(language: str, path: str | Path | None = None) -> MarkerSet | None:
+    """The marker set for ``language`` (ISO 639-1), or ``None`` when the data has none."""
+    return _load_all(str(path) if path is not None else None).get(language)
+
+
+def marker_languages(path: str | Path | None = None) -> tuple[str, ...]:
+    """Languages that have markers."""
+    return tuple(sorted(_load_all(str(path) if path is not None else None)))

@@ -1,0 +1,134 @@
+"""The stable paragraph chunker: one chunk per paragraph, short ones merged.
+
+``chunk_paragraphs`` is public API whose output is frozen by golden files:
+its behaviour never changes. New behaviour goes into other chunkers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jw_core import ends_sentence
+
+from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span, as_paragraphs
+
+__all__ = ["ParagraphChunker", "chunk_paragraphs", "paragraph_pieces"]
+
+VERSION = "1"
+_SEP = len(PARAGRAPH_SEPARATOR)
+
+
+def _check_sizes(max_chars: int, min_chars: int) -> None:
+    if max_chars < 1:
+        raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+    if not 0 <= min_chars <= max_chars:
+        raise ValueError(
+            f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
+        )
+
+
+def paragraph_pieces(
+    paras: list[Paragraph], *, max_chars: int, min_chars: int, language: str | None = None
+) -> list[Piece]:
+    """The spans ``chunk_paragraphs`` produces (shared by fallbacks of other chunkers)."""
+    pieces: list[Piece] = []
+    start: tuple[int, int] | None = None
+    end = (0, 0)
+    length = 0
+    count = 0
+
+    def flush() -> None:
+        nonlocal start, length, count
+        if start is not None:
+            pieces.append(
+                Piece(
+                    Span(start[0], start[1], end[0], end[1]),
+                    {"merge_reason": "short_paragraph" if count > 1 else None},
+                )
+            )
+        start, length, count = None, 0, 0
+
+    for i, p in enumerate(paras):
+        text = p.text
+        stripped = text.strip()
+        if not stripped:
+            continue
+        lo = text.find(stripped[0])
+        hi = lo + len(stripped)
+        size = hi - lo
+        if size > max_chars:
+            flush()
+            for a, b in split_long(text, lo, hi, max_chars, language):
+                pieces.append(Piece(Span(i, a, i, b), {"merge_reason": None}))
+            continue
+        if start is not None and length + _SEP + size > max_chars:
+            flush()
+        if start is None:
+            start, length = (i, lo), size
+        else:
+            length += _SEP + size
+        end = (i, hi)
+        count += 1
+        if length >= min_chars and ends_sentence(text[max(lo, hi - 8) : hi]):
+            flush()
+    flush()
+    return pieces
+
+
+def chunk_paragraphs(
+    paragraphs: ParagraphInput,
+    source_id: str,
+    *,
+    max_chars: int = 1500,
+    min_chars: int = 80,
+    metadata: Mapping[str, Any] | None = None,
+) -> list[Chunk]:
+    """One chunk per paragraph; paragraphs shorter than ``min_chars`` (or not
+    ending a sentence) merge with the next until both hold; a chunk never
+    exceeds ``max_chars``; an over-long paragraph is split at sentence
+    boundaries (never mid-word)."""
+    _check_sizes(max_chars, min_chars)
+    paras = as_paragraphs(paragraphs)
+    language = resolve_language(paras, metadata)
+    pieces = paragraph_pieces(paras, max_chars=max_chars, min_chars=min_chars, language=language)
+    return build_chunks(
+        paras,
+        pieces,
+        source_id,
+        chunker="paragraph",
+        version=VERSION,
+        language=language,
+        metadata=metadata,
+    )
+
+
+class ParagraphChunker:
+    """:func:`chunk_paragraphs` behind the :class:`~jw_rag.chunkers.Chunker` protocol."""
+
+    name = "paragraph"
+    version = VERSION
+
+    def __init__(self, *, max_chars: int = 1500, min_chars: int = 80) -> None:
+        _check_sizes(max_chars, min_chars)
+        self.max_chars = max_chars
+        self.min_chars = min_chars
+
+    def chunk(
+        self,
+        paragraphs: ParagraphInput,
+        source_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[Chunk]:
+        return chunk_paragraphs(
+            paragraphs,
+            source_id,
+            max_chars=self.max_chars,
+            min_chars=self.min_chars,
+            metadata=metadata,
+        )
+
+    def __repr__(self) -> str:
+        return f"ParagraphChunker(max_chars={self.max_chars}, min_chars={self.min_chars})"

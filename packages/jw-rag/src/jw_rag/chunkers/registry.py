@@ -1,0 +1,81 @@
+"""Chunker registry: names to factories, ``get_chunker`` and plugins.
+
+Built-in chunkers register next to their classes' import here; third-party
+packages register through the ``jw_rag.chunkers`` entry-point group (each
+entry point loads a factory ``(**kwargs) -> Chunker``). Registering a name
+twice is rejected.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from importlib import metadata as importlib_metadata
+from typing import Any
+
+from jw_rag.chunkers.protocol import Chunker
+from jw_rag.errors import ConfigError
+
+__all__ = ["DEFAULT_CHUNKER", "ENV_VAR", "available_chunkers", "get_chunker", "register_chunker"]
+
+ENV_VAR = "JW_CHUNKER"
+DEFAULT_CHUNKER = "paragraph"
+ENTRY_POINT_GROUP = "jw_rag.chunkers"
+
+Factory = Callable[..., Chunker]
+_REGISTRY: dict[str, Factory] = {}
+_plugins_loaded = False
+
+
+def register_chunker(name: str, factory: Factory, *, replace: bool = False) -> None:
+    """Make ``get_chunker(name)`` build chunkers with ``factory(**kwargs)``."""
+    if not name or not name.replace("-", "").replace("_", "").isalnum():
+        raise ConfigError(f"invalid chunker name {name!r}: use letters, digits, '-' or '_'")
+    if name in _REGISTRY and not replace and _REGISTRY[name] is not factory:
+        raise ConfigError(f"a chunker named {name!r} is already registered")
+    _REGISTRY[name] = factory
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in importlib_metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in _REGISTRY:
+            continue
+        try:
+            register_chunker(ep.name, ep.load())
+        except Exception as exc:  # a broken plugin must not break the built-ins
+            import warnings
+
+            warnings.warn(f"chunker plugin {ep.name!r} failed to load: {exc}", stacklevel=2)
+
+
+def available_chunkers() -> tuple[str, ...]:
+    """Every name ``get_chunker`` accepts, sorted."""
+    _load_plugins()
+    return tuple(sorted(_REGISTRY))
+
+
+def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:
+    """The chunker called ``name``, else ``$JW_CHUNKER``, else ``"paragraph"``.
+
+    Keyword arguments go to the chunker's constructor. An unknown name raises
+    :class:`ValueError` (a :class:`~jw_rag.errors.ConfigError`) listing the valid names.
+    """
+    chosen = name if name is not None else (os.environ.get(ENV_VAR) or DEFAULT_CHUNKER)
+    chosen = chosen.strip().lower()
+    factory = _REGISTRY.get(chosen)
+    if factory is None:
+        _load_plugins()
+        factory = _REGISTRY.get(chosen)
+    if factory is None:
+        source = f" (from ${ENV_VAR})" if name is None else ""
+        raise ConfigError(
+            f"unknown chunker {chosen!r}{source}; valid names: {', '.join(available_chunkers())}"
+        )
+    try:
+        return factory(**kwargs)
+    except TypeError as exc:
+        raise ConfigError(f"bad options for chunker {chosen!r}: {exc}") from exc

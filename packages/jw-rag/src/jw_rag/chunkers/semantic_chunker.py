@@ -1,0 +1,209 @@
+"""The marker-based semantic chunker: keep an argument in one chunk.
+
+Rules, applied paragraph by paragraph over the open chunk (the last one):
+
+1. A paragraph that opens with a continuation marker of the document's
+   language ("However, ...", "Sin embargo, ...", "No entanto, ...") joins the
+   open chunk even past ``max_chars``, up to ``max_chars * (1 + overflow)``.
+   After ``max_continuations`` consecutive continuation merges the chunk
+   takes no further continuation (only a closing paragraph, rule 2).
+2. A paragraph that opens with a closure marker ("Therefore", "Por lo tanto",
+   "Portanto") joins the open chunk the same way (even one that has reached
+   ``max_continuations``: the conclusion belongs to its argument) and closes
+   it right after itself, once the chunk has ``min_chars``. ``closure_marker`` is set only on
+   a chunk that marker actually closed.
+3. Any other paragraph is judged on its own merits, exactly as
+   :func:`~jw_rag.chunker.chunk_paragraphs` would: it joins only an open
+   chunk that is still short or has not ended a sentence, never because the
+   paragraph before it was a continuation.
+4. No chunk exceeds ``max_chars * (1 + overflow)``; paragraphs longer than
+   ``max_chars`` are split at sentence boundaries.
+
+Unknown language (no markers) and documents whose paragraphs are in several
+languages fall back to the paragraph rules, with ``fallback`` saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from jw_core import detect_language, ends_sentence
+
+from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
+from jw_rag.chunkers.markers import MarkerSet, load_markers
+from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span, as_paragraphs
+
+__all__ = ["SemanticChunker", "detect_mixed_languages"]
+
+VERSION = "1"
+_SEP = len(PARAGRAPH_SEPARATOR)
+
+
+def detect_mixed_languages(
+    paras: list[Paragraph], *, sample: int = 12, min_len: int = 60
+) -> set[str]:
+    """Languages found among up to ``sample`` evenly spread, reasonably long paragraphs."""
+    candidates = [p.text for p in paras if len(p.text) >= min_len and p.kind != "heading"]
+    if len(candidates) < 2:
+        return set()
+    step = max(1, len(candidates) // sample)
+    found: dict[str, int] = {}
+    for text in candidates[::step][:sample]:
+        lang = detect_language(text)
+        if lang:
+            found[lang] = found.get(lang, 0) + 1
+    # One stray misdetection is not a mixed document.
+    return {lang for lang, n in found.items() if n >= 2} if len(found) > 1 else set(found)
+
+
+class SemanticChunker:
+    """Paragraph chunking that keeps marker-linked paragraphs together."""
+
+    name = "semantic"
+    version = VERSION
+
+    def __init__(
+        self,
+        *,
+        max_chars: int = 1500,
+        min_chars: int = 80,
+        overflow: float = 0.30,
+        max_continuations: int = 2,
+        markers_path: str | Path | None = None,
+    ) -> None:
+        if max_chars < 1:
+            raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+        if not 0 <= min_chars <= max_chars:
+            raise ValueError(
+                f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
+            )
+        if not 0 <= overflow <= 1:
+            raise ValueError(f"overflow must be between 0 and 1, got {overflow}")
+        if max_continuations < 1:
+            raise ValueError(f"max_continuations must be >= 1, got {max_continuations}")
+        self.max_chars = max_chars
+        self.min_chars = min_chars
+        self.overflow = overflow
+        self.max_continuations = max_continuations
+        self.markers_path = markers_path
+
+    @property
+    def cap(self) -> int:
+        """The hard maximum chunk size: ``max_chars * (1 + overflow)``."""
+        return int(self.max_chars * (1 + self.overflow))
+
+    def __repr__(self) -> str:
+        return (
+            f"SemanticChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "
+            f"overflow={self.overflow}, max_continuations={self.max_continuations})"
+        )
+
+    def chunk(
+        self,
+        paragraphs: ParagraphInput,
+        source_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[Chunk]:
+        paras = as_paragraphs(paragraphs)
+        language = resolve_language(paras, metadata)
+        fallback: str | None = None
+        mixed = False
+        if not (metadata and metadata.get("language")):
+            langs = detect_mixed_languages(paras)
+            if len(langs) > 1:
+                mixed, fallback = True, "mixed_language"
+        markers = load_markers(language, self.markers_path) if language and not mixed else None
+        if markers is None and fallback is None:
+            fallback = "unknown_language"
+        if markers is None:
+            pieces = paragraph_pieces(
+                paras, max_chars=self.max_chars, min_chars=self.min_chars, language=language
+            )
+            for piece in pieces:
+                piece.extra["fallback"] = fallback
+                if mixed:
+                    piece.extra["mixed_language"] = True
+        else:
+            pieces = self.pieces(paras, markers, language)
+        return build_chunks(
+            paras,
+            pieces,
+            source_id,
+            chunker=self.name,
+            version=self.version,
+            language=language,
+            metadata=metadata,
+        )
+
+    def pieces(
+        self, paras: list[Paragraph], markers: MarkerSet, language: str | None
+    ) -> list[Piece]:
+        """The spans of the marker rules over ``paras`` (see the module docstring)."""
+        cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
+        pieces: list[Piece] = []
+        start: tuple[int, int] | None = None
+        end = (0, 0)
+        length = 0
+        count = 0
+        streak = 0  # consecutive marker merges into the open chunk
+        reason: str | None = None
+        last_text = ""
+
+        def flush(closure: str | None = None) -> None:
+            nonlocal start, length, count, streak, reason
+            if start is not None:
+                pieces.append(
+                    Piece(
+                        Span(start[0], start[1], end[0], end[1]),
+                        {"merge_reason": reason if count > 1 else None, "closure_marker": closure},
+                    )
+                )
+            start, length, count, streak, reason = None, 0, 0, 0, None
+
+        for i, p in enumerate(paras):
+            text = p.text
+            stripped = text.strip()
+            if not stripped:
+                continue
+            lo = text.find(stripped[0])
+            hi = lo + len(stripped)
+            size = hi - lo
+            if size > max_chars:
+                flush()
+                for a, b in split_long(text, lo, hi, max_chars, language):
+                    pieces.append(
+                        Piece(Span(i, a, i, b), {"merge_reason": None, "closure_marker": None})
+                    )
+                continue
+            closure = markers.closure(text)
+            continuation = None if closure else markers.continuation(text)
+            joined = False
+            if start is not None:
+                fits = length + _SEP + size
+                if fits <= cap and ((continuation and streak < self.max_continuations) or closure):
+                    streak += 1
+                    reason = "continuation_marker"
+                    joined = True
+                elif fits <= max_chars and (
+                    length < min_chars or not ends_sentence(last_text[-8:])
+                ):
+                    streak = 0
+                    reason = reason or "short_paragraph"
+                    joined = True
+                else:
+                    flush()
+            if joined:
+                length += _SEP + size
+                count += 1
+            else:
+                start, length, count = (i, lo), size, 1
+            end = (i, hi)
+            last_text = stripped
+            if closure and length >= min_chars:
+                flush(closure)
+        flush()
+        return pieces

@@ -1,0 +1,43 @@
+"""Where the toolkit keeps its files, and the environment variables that move them.
+
+=====================  ==============================================  ============
+variable               meaning                                         default
+=====================  ==============================================  ============
+``JW_HOME``            base directory                                  ``~/.jw-agent-toolkit``
+``JW_CACHE_DIR``       embedding cache directory                       ``$JW_HOME/cache``
+``JW_CHUNK_CACHE_DIR`` LLM chunker cache directory                     ``$JW_HOME/chunk-cache``
+``JW_STORE``           store: a SQLite path or a ``postgresql://`` DSN ``$JW_HOME/store.sqlite``
+``JW_CHUNKER``         default chunker name                            ``paragraph``
+``JW_EMBEDDER``        default embedder name                           ``use``
+=====================  ==============================================  ============
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["cache_dir", "chunk_cache_dir", "default_store", "home_dir"]
+
+
+def home_dir() -> Path:
+    """``$JW_HOME``, else ``~/.jw-agent-toolkit``."""
+    env = os.environ.get("JW_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".jw-agent-toolkit"
+
+
+def cache_dir() -> Path:
+    """``$JW_CACHE_DIR``, else ``$JW_HOME/cache``."""
+    env = os.environ.get("JW_CACHE_DIR")
+    return Path(env).expanduser() if env else home_dir() / "cache"
+
+
+def chunk_cache_dir() -> Path:
+    """``$JW_CHUNK_CACHE_DIR``, else ``$JW_HOME/chunk-cache``."""
+    env = os.environ.get("JW_CHUNK_CACHE_DIR")
+    return Path(env).expanduser() if env else home_dir() / "chunk-cache"
+
+
+def default_store() -> str:
+    """``$JW_STORE``, else ``$JW_HOME/store.sqlite``."""
+    return os.environ.get("JW_STORE") or str(home_dir() / "store.sqlite")

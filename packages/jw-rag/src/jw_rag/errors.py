@@ -1,0 +1,67 @@
+"""The toolkit's exceptions, in one tree.
+
+    JwRagError
+    ├── ConfigError            bad option, unknown chunker/embedder/store name
+    │   └── MissingDependencyError   an optional extra is not installed
+    ├── IngestError            a source could not be read or parsed
+    ├── EmbeddingError         an embedder failed (model missing, server down)
+    ├── StoreError             the store could not be opened or written
+    │   └── StaleIndexError    stored context changed after it was indexed
+    └── GenerationError        a generation provider failed (used by the LLM chunker)
+
+Every message is one line that names the problem and, where there is one, the fix.
+``ConfigError`` is also a ``ValueError`` so ``get_chunker("nope")`` raises ValueError.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmbeddingError",
+    "GenerationError",
+    "IngestError",
+    "JwRagError",
+    "MissingDependencyError",
+    "StaleIndexError",
+    "StoreError",
+]
+
+
+class JwRagError(Exception):
+    """Base of every error the toolkit raises on purpose."""
+
+
+class ConfigError(JwRagError, ValueError):
+    """An option, name or environment variable has a value the toolkit rejects."""
+
+
+class MissingDependencyError(ConfigError, ImportError):
+    """An optional dependency is not installed; the message says which extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the '{package}' package: install it with "
+            f"`pip install 'jw-rag[{extra}]'` (or `uv sync --extra {extra}`)"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class IngestError(JwRagError):
+    """A source could not be read or parsed; nothing was written to the store."""
+
+
+class EmbeddingError(JwRagError):
+    """An embedder could not produce vectors."""
+
+
+class StoreError(JwRagError):
+    """The store could not be opened, read or written."""
+
+
+class StaleIndexError(StoreError):
+    """Stored context changed after the chunks that point to it were indexed."""
+
+
+class GenerationError(JwRagError):
+    """A generation provider failed or answered something unusable."""

@@ -1,0 +1,158 @@
+"""The data model every layer shares: paragraphs, documents, chunks and spans.
+
+A chunk always says exactly where its text came from. ``Span`` holds the first
+and last paragraph (as positions in the chunker's input) and the character
+offsets inside them; :func:`rebuild_text` turns a span back into the chunk text,
+so provenance can be checked instead of trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "PARAGRAPH_SEPARATOR",
+    "Chunk",
+    "Document",
+    "Paragraph",
+    "ParagraphInput",
+    "Span",
+    "as_paragraphs",
+    "content_bounds",
+    "rebuild_text",
+]
+
+#: Text placed between two paragraphs inside one chunk.
+PARAGRAPH_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One paragraph of a source, with the source's own identifiers.
+
+    ``id`` is the source's id for it (a ``data-pid``, a verse id such as
+    ``"john:3:16"``); ``None`` means the position in the input is the id.
+    """
+
+    text: str
+    id: str | None = None
+    page: int | None = None
+    heading_path: tuple[str, ...] = ()
+    kind: str = "p"  # "p", "heading", "verse", "note", ...
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TypeError(f"Paragraph.text must be str, got {type(self.text).__name__}")
+
+
+#: What chunkers accept: plain strings or paragraphs carrying source ids.
+ParagraphInput = Sequence[str | Paragraph]
+
+
+def as_paragraphs(paragraphs: Iterable[str | Paragraph]) -> list[Paragraph]:
+    """Normalise chunker input: strings become id-less paragraphs."""
+    out: list[Paragraph] = []
+    for p in paragraphs:
+        if isinstance(p, Paragraph):
+            out.append(p)
+        elif isinstance(p, str):
+            out.append(Paragraph(p))
+        else:
+            raise TypeError(f"paragraphs must be str or Paragraph, got {type(p).__name__}")
+    return out
+
+
+@dataclass(slots=True)
+class Document:
+    """A parsed source: ordered paragraphs plus what is known about the source."""
+
+    source_id: str
+    paragraphs: list[Paragraph]
+    title: str = ""
+    language: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return PARAGRAPH_SEPARATOR.join(p.text for p in self.paragraphs)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Exact provenance: from ``start_char`` of paragraph ``start_para`` up to
+    (not including) ``end_char`` of paragraph ``end_para``.
+
+    Paragraph numbers are positions in the chunker's input list; the source's
+    own ids live in ``metadata["para_ids"]``.
+    """
+
+    start_para: int
+    start_char: int
+    end_para: int
+    end_char: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "start_para": self.start_para,
+            "start_char": self.start_char,
+            "end_para": self.end_para,
+            "end_char": self.end_char,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Span:
+        return cls(
+            int(d["start_para"]), int(d["start_char"]), int(d["end_para"]), int(d["end_char"])
+        )
+
+
+def content_bounds(text: str) -> tuple[int, int]:
+    """(start, end) of ``text`` without surrounding whitespace; (0, 0) when blank."""
+    stripped = text.strip()
+    if not stripped:
+        return (0, 0)
+    start = len(text) - len(text.lstrip())
+    return (start, start + len(stripped))
+
+
+def rebuild_text(paragraphs: Sequence[str | Paragraph], span: Span | Mapping[str, Any]) -> str:
+    """The text a span designates: the first paragraph from ``start_char``, the
+    whole content (whitespace-trimmed) of every non-blank paragraph in between,
+    the last one up to ``end_char``, joined by :data:`PARAGRAPH_SEPARATOR`."""
+    if not isinstance(span, Span):
+        span = Span.from_dict(span)
+    texts = [p.text if isinstance(p, Paragraph) else p for p in paragraphs]
+    if not (0 <= span.start_para <= span.end_para < len(texts)):
+        raise ValueError(f"span {span} is outside the {len(texts)} paragraphs given")
+    if span.start_para == span.end_para:
+        return texts[span.start_para][span.start_char : span.end_char]
+    parts = [texts[span.start_para][span.start_char :]]
+    for k in range(span.start_para + 1, span.end_para):
+        lo, hi = content_bounds(texts[k])
+        if hi > lo:
+            parts.append(texts[k][lo:hi])
+    parts.append(texts[span.end_para][: span.end_char])
+    return PARAGRAPH_SEPARATOR.join(parts)
+
+
+@dataclass(slots=True)
+class Chunk:
+    """A retrievable unit of text with its provenance in ``metadata``.
+
+    Metadata keys every chunker sets: ``chunker``, ``chunker_version``,
+    ``language``, ``para_ids``, ``span`` (see :class:`Span`), ``merge_reason``
+    (``"continuation_marker"``, ``"short_paragraph"`` or ``None``),
+    ``closure_marker`` (str or ``None``), ``chunk_index``, ``prev_id`` and
+    ``next_id``; ``pages`` and ``heading_path`` when the source has them.
+    """
+
+    id: str
+    text: str
+    source_id: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def span(self) -> Span:
+        return Span.from_dict(self.metadata["span"])
