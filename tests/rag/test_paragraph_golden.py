@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from jw_rag.chunker import chunk_paragraphs
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "chunking"

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jw_core import detect_language, normalize_language, split_sentences
-
 from jw_rag.model import Chunk, Paragraph, Span, rebuild_text
 
 __all__ = ["Piece", "build_chunks", "resolve_language", "split_long"]

@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from jw_core import ends_sentence
-
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
 from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span, as_paragraphs
 

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from jw_core import detect_language, ends_sentence
-
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
 from jw_rag.chunkers.markers import MarkerSet, load_markers
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
