@@ -1,0 +1,22 @@
+"""Stores: persistent indexes of chunks with dense, BM25 and hybrid search.
+
+``open_store()`` picks the backend from a location string; ``SQLiteStore`` is
+the embedded default (one file, no server).
+"""
+
+from jw_rag.store._filters import FILTER_KEYS
+from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
+from jw_rag.store._open import open_store
+from jw_rag.store.protocol import SearchHit, SearchMode, Store
+from jw_rag.store.sqlite_store import SQLiteStore
+
+__all__ = [
+    "FILTER_KEYS",
+    "RRF_K",
+    "SQLiteStore",
+    "SearchHit",
+    "SearchMode",
+    "Store",
+    "open_store",
+    "reciprocal_rank_fusion",
+]

@@ -1,0 +1,73 @@
+"""Search filters, parsed once into a SQL condition over the ``chunks`` table."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jw_core import normalize_language
+from jw_rag.errors import ConfigError
+
+__all__ = ["FILTER_KEYS", "SqlFilter", "parse_filters"]
+
+#: Filter keys every store accepts; values are a scalar or a list of accepted values.
+FILTER_KEYS: tuple[str, ...] = ("source_id", "language", "chunker", "page")
+
+
+@dataclass(frozen=True, slots=True)
+class SqlFilter:
+    """``where`` is a condition on table alias ``c`` (``"1"`` when unfiltered);
+    ``empty`` is true when some key was given an empty list (nothing matches)."""
+
+    where: str = "1"
+    params: tuple[Any, ...] = ()
+    empty: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.where != "1" or self.empty
+
+
+def _values(key: str, value: Any) -> list[Any]:
+    values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
+    for v in values:
+        if key == "page":
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ConfigError(f"filter 'page' takes page numbers (int), got {v!r}")
+        elif not isinstance(v, str):
+            raise ConfigError(f"filter {key!r} takes strings, got {v!r}")
+    if key == "language":  # "E", "es-ES" and "spa" all mean what chunkers store
+        values = [normalize_language(v) or v for v in values]
+    return values
+
+
+def parse_filters(filters: Mapping[str, Any] | None) -> SqlFilter:
+    """Validate ``filters`` and turn them into a SQL condition; unknown keys are rejected."""
+    if not filters:
+        return SqlFilter()
+    unknown = sorted(set(filters) - set(FILTER_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"unknown search filter {', '.join(map(repr, unknown))}: use {', '.join(FILTER_KEYS)}"
+        )
+    clauses: list[str] = []
+    params: list[Any] = []
+    empty = False
+    for key in FILTER_KEYS:
+        if key not in filters:
+            continue
+        values = _values(key, filters[key])
+        if not values:
+            empty = True
+            continue
+        marks = ", ".join("?" * len(values))
+        if key == "page":
+            clauses.append(
+                "EXISTS (SELECT 1 FROM json_each(c.metadata, '$.pages') AS p "
+                f"WHERE p.value IN ({marks}))"
+            )
+        else:
+            clauses.append(f"c.{key} IN ({marks})")
+        params.extend(values)
+    return SqlFilter(" AND ".join(clauses) or "1", tuple(params), empty)

@@ -1,0 +1,58 @@
+"""Open a store from a location string: a SQLite path or a PostgreSQL DSN."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from jw_rag.config import default_store
+from jw_rag.embed.protocol import Embedder
+from jw_rag.errors import ConfigError, StoreError
+from jw_rag.store.protocol import Store
+from jw_rag.store.sqlite_store import SQLiteStore
+
+__all__ = ["POSTGRES_SCHEMES", "open_store"]
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def _postgres(dsn: str, embedder: Embedder | None) -> Store:
+    try:
+        module = importlib.import_module("jw_rag.store.postgres")
+    except ModuleNotFoundError as exc:
+        if exc.name == "jw_rag.store.postgres":
+            raise ConfigError(
+                "PostgreSQL support is not installed in this jw-rag: "
+                "use a SQLite store path instead, or upgrade jw-rag"
+            ) from None
+        raise
+    store: Store = module.PostgresStore(dsn, embedder=embedder)
+    return store
+
+
+def open_store(location: str | Path | None = None, *, embedder: Embedder | None = None) -> Store:
+    """The store at ``location`` (default: :func:`jw_rag.config.default_store`).
+
+    ``postgresql://`` or ``postgres://`` DSNs open a PostgreSQL store; any other
+    string is a SQLite file path (its parent directories are created).
+    """
+    loc = default_store() if location is None else location
+    if isinstance(loc, str) and loc.startswith(POSTGRES_SCHEMES):
+        return _postgres(loc, embedder)
+    text = str(loc)
+    if not text.strip():
+        raise ConfigError("store location is empty: give a SQLite file path or a postgresql:// DSN")
+    if "://" in text:
+        scheme = text.split("://", 1)[0]
+        raise ConfigError(
+            f"unknown store scheme {scheme!r} in {text!r}: use a SQLite file path or a "
+            "postgresql:// DSN"
+        )
+    path = Path(text).expanduser()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            f"cannot create the folder for store {path} ({exc}): pick another path"
+        ) from None
+    return SQLiteStore(path, embedder=embedder)

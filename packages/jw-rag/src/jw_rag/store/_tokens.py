@@ -1,0 +1,87 @@
+"""Text analysis for the full-text index: lowercase, language-aware stemming,
+accent folding, and a MATCH expression that user text can never break.
+
+Indexed text is analysed in Python and stored as a space-separated token
+string, so SQLite's own tokenizer (``unicode61 remove_diacritics 2``) only
+splits on spaces. Spanish and Portuguese words are stemmed before their
+accents are folded (their Snowball stemmers know accented suffixes such as
+``-ción``); English words are folded first (``Jesús`` -> ``jesus``).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Iterable
+
+import Stemmer
+
+from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
+
+__all__ = ["STEMMED_LANGUAGES", "analyse", "fold", "match_expression", "query_terms"]
+
+#: Languages with a stemmer, and the Snowball algorithm used for each.
+STEMMED_LANGUAGES: dict[str, str] = {"en": "english", "es": "spanish", "pt": "portuguese"}
+_FOLD_FIRST = frozenset({"en"})
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_local = threading.local()  # Stemmer objects are not safe to share between threads
+
+
+def _stemmer(language: str) -> Stemmer.Stemmer:
+    cache: dict[str, Stemmer.Stemmer] | None = getattr(_local, "stemmers", None)
+    if cache is None:
+        cache = _local.stemmers = {}
+    if language not in cache:
+        cache[language] = Stemmer.Stemmer(STEMMED_LANGUAGES[language])
+    return cache[language]
+
+
+def fold(text: str) -> str:
+    """Lowercase ``text`` and strip its accents (``"Jesús"`` -> ``"jesus"``)."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _stem_words(words: list[str], language: str | None) -> list[str]:
+    if language not in STEMMED_LANGUAGES:
+        return [fold(w) for w in words]
+    if language in _FOLD_FIRST:
+        return _stemmer(language).stemWords([fold(w) for w in words])
+    return [fold(w) for w in _stemmer(language).stemWords(words)]
+
+
+def analyse(text: str, language: str | None) -> str:
+    """The token string stored in the full-text index for ``text``."""
+    return " ".join(t for t in _stem_words(_words(text), normalize_language(language)) if t)
+
+
+def query_terms(query: str, language: str | None = None) -> list[str]:
+    """Distinct index terms a query should match, in first-seen order.
+
+    With a known (or detected) language: each word's stem in that language
+    plus its plain folded form (which matches text of unknown language).
+    Without one: the stems of every supported language, plus the folded form.
+    """
+    words = _words(query)
+    lang = normalize_language(language) if language else detect_language(query)
+    languages: Iterable[str] = (lang,) if lang in STEMMED_LANGUAGES else SUPPORTED_LANGUAGES
+    variants = [_stem_words(words, lang_) for lang_ in languages]
+    variants.append([fold(w) for w in words])
+    seen: dict[str, None] = {}
+    for i in range(len(words)):
+        for v in variants:
+            if v[i]:
+                seen.setdefault(v[i], None)
+    return list(seen)
+
+
+def match_expression(terms: Iterable[str]) -> str:
+    """An FTS5 MATCH expression that ORs ``terms``, each as a quoted string,
+    so operators, brackets or quotes in user text are just characters."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

@@ -1,0 +1,84 @@
+"""The store protocol: what every index backend (SQLite, PostgreSQL) offers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from jw_rag.model import Chunk
+
+__all__ = ["SearchHit", "SearchMode", "Store"]
+
+SearchMode = Literal["dense", "bm25", "hybrid"]
+
+
+@dataclass(slots=True)
+class SearchHit:
+    """One search result: the chunk, its score and rank (1-based) for this query.
+
+    ``expanded`` holds what retrieval delivered around the hit (neighbours or
+    the parent), when expansion was asked for.
+    """
+
+    chunk: Chunk
+    score: float
+    rank: int
+    expanded: list[Chunk] = field(default_factory=list)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A persistent index of chunks.
+
+    ``filters`` keys: ``source_id``, ``language``, ``chunker``, ``page``
+    (values are a scalar or a list of accepted values; ``page`` matches
+    chunks whose ``metadata["pages"]`` contains it). Unknown keys raise
+    ``ConfigError``.
+
+    The text that gets embedded for a chunk is ``metadata["embed_prefix"] +
+    "\\n" + text`` when the chunk has an ``embed_prefix`` (e.g. its heading
+    path), else its text; the stored text is always ``chunk.text``.
+    """
+
+    def add(self, chunks: Sequence[Chunk]) -> int: ...
+
+    def replace_source(
+        self,
+        source_id: str,
+        chunks: Sequence[Chunk],
+        *,
+        content_hash: str | None = None,
+        parents: Sequence[Chunk] = (),
+        source_metadata: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Atomically replace every chunk and parent of ``source_id`` with
+        ``chunks`` and ``parents``.
+
+        Returns ``False`` (and changes nothing) when ``content_hash`` equals
+        the hash stored for that source by the previous ingest.
+        """
+        ...
+
+    def add_parents(self, parents: Sequence[Chunk]) -> int:
+        """Store parent chunks by id: context for parent-child retrieval,
+        never embedded or searched."""
+        ...
+
+    def get_parents(self, ids: Sequence[str]) -> list[Chunk]: ...
+
+    def delete_source(self, source_id: str) -> int: ...
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: SearchMode = "dense",
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[SearchHit]: ...
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]: ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,41 @@
+"""Store fixtures. ``store_factory`` is the seam for other backends: every
+contract test takes it, so a PostgreSQL store is one more parameter."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from store_helpers import WordEmbedder  # noqa: E402
+
+from jw_rag.store import SQLiteStore, Store  # noqa: E402
+
+StoreFactory = Callable[..., Store]
+
+
+@pytest.fixture(params=["sqlite"])
+def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """``store_factory(embedder=None)`` -> a fresh, empty store of the backend."""
+    opened: list[Store] = []
+    counter = iter(range(1_000_000))
+
+    def make(embedder: object | None = None) -> Store:
+        store = SQLiteStore(
+            tmp_path / f"store-{next(counter)}.sqlite", embedder=embedder or WordEmbedder()
+        )
+        opened.append(store)
+        return store
+
+    yield make
+    for s in opened:
+        s.close()
+
+
+@pytest.fixture
+def store(store_factory: StoreFactory) -> Store:
+    return store_factory()

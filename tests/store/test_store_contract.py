@@ -1,0 +1,253 @@
+"""Behaviour every store backend promises (parametrised through ``store_factory``)."""
+
+from __future__ import annotations
+
+import pytest
+from store_helpers import TableEmbedder, WordEmbedder, make_chunks
+
+from jw_rag.errors import ConfigError
+from jw_rag.model import Chunk
+from jw_rag.store import Store
+
+
+def _chunk(cid: str, text: str, source: str, lang: str | None, **meta: object) -> Chunk:
+    metadata: dict[str, object] = {"chunker": "paragraph", "chunker_version": "1", **meta}
+    if lang:
+        metadata["language"] = lang
+    return Chunk(id=cid, text=text, source_id=source, metadata=metadata)
+
+
+CORPUS = [
+    _chunk("en:1", "Jesus taught his disciples how to pray.", "book-en", "en", pages=[1]),
+    _chunk("en:2", "The lamp was placed on a lampstand to give light.", "book-en", "en", pages=[2]),
+    _chunk("en:3", "Noah built the ark as he was told.", "book-en", "en", pages=[2, 3]),
+    _chunk("es:1", "Jesús enseñó a sus discípulos a orar.", "libro-es", "es", pages=[1]),
+    _chunk("es:2", "La lámpara se pone sobre el candelero.", "libro-es", "es", pages=[5]),
+    _chunk("pt:1", "Jesus ensinou os discípulos a orar com fé.", "livro-pt", "pt", pages=[1]),
+    _chunk("pt:2", "As ações dos apóstolos mostram coragem.", "livro-pt", "pt", pages=[7]),
+]
+
+
+@pytest.fixture
+def filled(store: Store) -> Store:
+    assert store.add(CORPUS) == len(CORPUS)
+    return store
+
+
+def _ids(hits: list) -> list[str]:
+    return [h.chunk.id for h in hits]
+
+
+def test_round_trip_preserves_chunks_and_order(store: Store) -> None:
+    tricky = Chunk(
+        id="x:1",
+        text='  Texto con acentos: ação, niño — and "quotes" \n\n second para ',
+        source_id="x",
+        metadata={
+            "language": "pt",
+            "span": {"start_para": 0, "start_char": 2, "end_para": 1, "end_char": 5},
+            "para_ids": ["p1", 2],
+            "nested": {"a": [1.5, None, True]},
+            "embed_prefix": "Capítulo 1 > Seção 2",
+        },
+    )
+    chunks = [*CORPUS, tricky]
+    store.add(chunks)
+    assert store.get(["x:1", "missing", "en:2", "es:1"]) == [tricky, CORPUS[1], CORPUS[3]]
+    assert store.get([]) == []
+
+
+def test_add_overwrites_by_id(store: Store) -> None:
+    store.add(CORPUS[:2])
+    changed = Chunk("en:1", "Completely different words", "book-en", {"language": "en"})
+    store.add([changed])
+    assert store.get(["en:1"]) == [changed]
+    assert store.stats()["chunks"] == 2
+    assert _ids(store.search("pray", mode="bm25")) == []
+
+
+def test_bm25_stemming_and_accent_folding(filled: Store) -> None:
+    # Spanish stemming: "enseña" (query) matches "enseñó" (text).
+    assert _ids(filled.search("¿Qué enseña a orar?", k=1, mode="bm25")) == ["es:1"]
+    # English stemming: "praying" and "disciple" reach the stems of "pray" and "disciples".
+    assert _ids(filled.search("praying disciple", k=1, mode="bm25")) == ["en:1"]
+    # Portuguese: "ensina" matches "ensinou"; unaccented "acoes" matches "ações".
+    assert _ids(filled.search("o que Jesus ensina", k=1, mode="bm25")) == ["pt:1"]
+    assert _ids(filled.search("acoes", k=1, mode="bm25")) == ["pt:2"]
+    # Accent folding: "jesus" matches "Jesús" as well as "Jesus".
+    assert set(_ids(filled.search("jesus", k=10, mode="bm25"))) == {"en:1", "es:1", "pt:1"}
+    # "lampara" (no accent) matches "lámpara".
+    assert _ids(filled.search("lampara candelero", k=1, mode="bm25")) == ["es:2"]
+
+
+def test_bm25_scores_are_positive_and_descending(filled: Store) -> None:
+    hits = filled.search("lamp lampstand light", k=5, mode="bm25")
+    assert _ids(hits)[0] == "en:2"
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert hits[0].score > 0
+
+
+@pytest.mark.parametrize(
+    "query", ['"AND" OR (', "NEAR(a b)", "*", "col:umn", "^start", '"', ")(", "-", ""]
+)
+def test_bm25_query_syntax_is_never_interpreted(filled: Store, query: str) -> None:
+    assert filled.search(query, mode="bm25") == [] or all(
+        h.score > 0 for h in filled.search(query, mode="bm25")
+    )
+
+
+def test_bm25_operator_words_are_plain_words(store: Store) -> None:
+    store.add([_chunk("w:1", "Wisdom AND understanding OR knowledge", "w", "en")])
+    assert _ids(store.search('"AND" OR (', mode="bm25")) == ["w:1"]
+
+
+def test_dense_finds_the_chunk_sharing_words(filled: Store) -> None:
+    assert _ids(filled.search("Noah built the ark", k=1, mode="dense")) == ["en:3"]
+    hits = filled.search("Noah built the ark", k=3, mode="dense")
+    assert hits[0].score == pytest.approx(1.0, abs=0.2)
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+
+
+def test_hybrid_fusion_order_hand_computed(store_factory) -> None:
+    # Dense ranks A, B, C, D (query vector = e0); BM25 matches only C and D, C first.
+    emb = TableEmbedder(
+        {
+            "lamp": [1, 0, 0],
+            "alpha beta": [1, 0.1, 0],
+            "gamma delta": [1, 0.5, 0],
+            "lamp lamp oil": [1, 1, 0],
+            "lamp stand wick cloth table": [0.2, 1, 1],
+        }
+    )
+    s = store_factory(embedder=emb)
+    s.add(
+        [
+            Chunk("A", "alpha beta", "s"),
+            Chunk("B", "gamma delta", "s"),
+            Chunk("C", "lamp lamp oil", "s"),
+            Chunk("D", "lamp stand wick cloth table", "s"),
+        ]
+    )
+    assert _ids(s.search("lamp", k=4, mode="dense")) == ["A", "B", "C", "D"]
+    assert _ids(s.search("lamp", k=4, mode="bm25")) == ["C", "D"]
+    hits = s.search("lamp", k=4, mode="hybrid")
+    # RRF, k=60: C = 1/63 + 1/61, D = 1/64 + 1/62, A = 1/61, B = 1/62.
+    assert _ids(hits) == ["C", "D", "A", "B"]
+    expected = [1 / 63 + 1 / 61, 1 / 64 + 1 / 62, 1 / 61, 1 / 62]
+    assert [h.score for h in hits] == pytest.approx(expected)
+    assert _ids(s.search("lamp", k=2, mode="hybrid")) == ["C", "D"]
+
+
+@pytest.mark.parametrize("mode", ["dense", "bm25", "hybrid"])
+def test_filters_apply_before_ranking(store: Store, mode: str) -> None:
+    store.add(make_chunks("big", 200, "lamps"))
+    store.add(make_chunks("small", 3, "lamps", language="es"))
+    hits = store.search("lamps oil paragraph", k=3, mode=mode, filters={"source_id": "small"})
+    assert sorted(_ids(hits)) == ["small:0", "small:1", "small:2"]
+    hits = store.search("lamps oil", k=5, mode=mode, filters={"language": ["es"]})
+    assert {h.chunk.source_id for h in hits} == {"small"}
+    hits = store.search("lamps oil", k=50, mode=mode, filters={"page": [3, 20]})
+    assert sorted(h.chunk.metadata["pages"][0] for h in hits) == [3] * 10 + [20] * 10
+    hits = store.search("lamps", k=5, mode=mode, filters={"source_id": "big", "page": 1})
+    assert len(hits) == 5 and all(h.chunk.id.startswith("big:") for h in hits)
+    assert store.search("lamps", mode=mode, filters={"source_id": []}) == []
+    assert store.search("lamps", mode=mode, filters={"chunker": "semantic"}) == []
+    assert len(store.search("lamps", k=4, mode=mode, filters={"chunker": "paragraph"})) == 4
+
+
+@pytest.mark.parametrize(
+    "filters", [{"sourceid": "x"}, {"page": "3"}, {"language": 3}, {"heading": "a"}]
+)
+def test_bad_filters_raise_config_error(filled: Store, filters: dict) -> None:
+    with pytest.raises(ConfigError):
+        filled.search("jesus", filters=filters)
+
+
+def test_bad_mode_and_k(filled: Store) -> None:
+    with pytest.raises(ConfigError, match="mode"):
+        filled.search("jesus", mode="semantic")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        filled.search("jesus", k=-1)
+    assert filled.search("jesus", k=0) == []
+
+
+def test_replace_source_replaces_only_that_source(filled: Store) -> None:
+    new = [_chunk("es:9", "Moisés guió al pueblo por el desierto.", "libro-es", "es")]
+    assert filled.replace_source("libro-es", new, content_hash="v1") is True
+    assert filled.get(["es:1", "es:2", "es:9"]) == new
+    assert filled.stats()["per_source"] == {"book-en": 3, "libro-es": 1, "livro-pt": 2}
+    assert _ids(filled.search("candelero", mode="bm25")) == []
+    assert _ids(filled.search("desierto", mode="bm25")) == ["es:9"]
+    assert _ids(filled.search("Moisés guió al pueblo", k=1, mode="dense")) == ["es:9"]
+
+
+def test_replace_source_is_a_no_op_for_an_unchanged_hash(store_factory) -> None:
+    emb = WordEmbedder()
+    s = store_factory(embedder=emb)
+    assert s.replace_source("s", make_chunks("s", 5, "v1"), content_hash="h1") is True
+    calls = emb.calls
+    assert s.replace_source("s", make_chunks("s", 2, "v2"), content_hash="h1") is False
+    assert emb.calls == calls  # nothing embedded either
+    assert s.get(["s:4"]) == make_chunks("s", 5, "v1")[4:]
+    assert s.replace_source("s", make_chunks("s", 2, "v2"), content_hash="h2") is True
+    assert s.stats()["chunks"] == 2
+    assert s.replace_source("s", make_chunks("s", 2, "v3")) is True  # no hash: always writes
+
+
+def test_replace_source_rejects_chunks_of_another_source(filled: Store) -> None:
+    with pytest.raises(ConfigError, match="source"):
+        filled.replace_source("libro-es", [CORPUS[0]])
+    assert filled.stats()["chunks"] == len(CORPUS)
+
+
+def test_delete_source(filled: Store) -> None:
+    assert filled.delete_source("book-en") == 3
+    assert filled.delete_source("book-en") == 0
+    assert filled.get(["en:1"]) == []
+    assert _ids(filled.search("Noah ark", mode="bm25")) == []
+    assert all(h.chunk.source_id != "book-en" for h in filled.search("Noah ark", mode="dense"))
+    assert filled.stats()["sources"] == 2
+
+
+def test_parents_round_trip_and_are_never_searched(store: Store) -> None:
+    parent = Chunk("s:p0", "A long parent section about the tabernacle.", "s", {"pages": [1]})
+    child = Chunk("s:c0", "About the tabernacle.", "s", {"parent_id": "s:p0"})
+    assert store.replace_source("s", [child], parents=[parent]) is True
+    assert store.get_parents(["nope", "s:p0"]) == [parent]
+    assert _ids(store.search("long parent section", mode="bm25")) == []
+    assert _ids(store.search("long parent section", mode="dense")) == ["s:c0"]
+    assert store.stats()["parents"] == 1
+    other = Chunk("t:p0", "Another parent.", "t")
+    assert store.add_parents([other]) == 1
+    assert store.get_parents(["t:p0", "s:p0"]) == [other, parent]
+    store.replace_source("s", [child])  # replacing a source replaces its parents too
+    assert store.get_parents(["s:p0", "t:p0"]) == [other]
+
+
+def test_stats_counts(filled: Store) -> None:
+    filled.add([_chunk("u:1", "text without language", "u", None, chunker_version="2")])
+    st = filled.stats()
+    assert st["chunks"] == 8 and st["sources"] == 4 and st["parents"] == 0
+    assert st["per_source"] == {"book-en": 3, "libro-es": 2, "livro-pt": 2, "u": 1}
+    assert st["languages"] == {"en": 3, "es": 2, "pt": 2, "unknown": 1}
+    assert st["chunkers"] == {"paragraph": 8}
+    assert st["chunker_versions"] == {"paragraph": {"1": 7, "2": 1}}
+    assert st["model_id"] == "test-words-32"
+
+
+def test_embed_prefix_is_embedded_but_not_stored(store_factory) -> None:
+    emb = TableEmbedder({"Heading\nbody": [1, 0], "body": [0, 1], "heading": [1, 0]})
+    s = store_factory(embedder=emb)
+    c = Chunk("p:1", "body", "p", {"embed_prefix": "Heading"})
+    s.add([c])
+    hits = s.search("heading", mode="dense")
+    assert hits[0].chunk == c and hits[0].score == pytest.approx(1.0)
+
+
+def test_bad_chunks_are_rejected_before_writing(filled: Store) -> None:
+    with pytest.raises(ConfigError, match="JSON"):
+        filled.add([Chunk("z:1", "x", "z", {"when": object()})])
+    with pytest.raises(ConfigError, match="twice"):
+        filled.add([CORPUS[0], CORPUS[0]])
+    assert filled.stats()["chunks"] == len(CORPUS)
