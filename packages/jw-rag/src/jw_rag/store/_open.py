@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jw_rag.config import default_store
-from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.store.protocol import Store
 from jw_rag.store.sqlite_store import SQLiteStore
+
+if TYPE_CHECKING:  # the embed package is only needed for its types here
+    from jw_rag.embed.protocol import Embedder
 
 __all__ = ["POSTGRES_SCHEMES", "open_store"]
 

@@ -16,11 +16,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from jw_rag.embed.protocol import Embedder, Vectors
 from jw_rag.errors import ConfigError, EmbeddingError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._dense import VectorMatrix, top_k
@@ -30,6 +29,9 @@ from jw_rag.store._rows import ChunkRow, check_unique, decode_chunk, dump_metada
 from jw_rag.store._schema import SCHEMA_VERSION, prepare
 from jw_rag.store._tokens import match_expression, query_terms
 from jw_rag.store.protocol import SearchHit, SearchMode
+
+if TYPE_CHECKING:  # the embed package is only needed for its types here
+    from jw_rag.embed.protocol import Embedder, Vectors
 
 __all__ = ["BUSY_TIMEOUT_MS", "HYBRID_DEPTH", "SQLiteStore"]
 
