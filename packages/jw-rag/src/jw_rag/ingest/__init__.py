@@ -1,0 +1,49 @@
+"""Ingestion: sources (HTML articles, Bible chapters, EPUB, PDF, Markdown,
+text) parsed into :class:`~jw_rag.model.Document` objects, chunked and stored.
+
+>>> from jw_rag.ingest import load_documents, ingest_article
+>>> docs = load_documents("corpus/es/alma.html")
+>>> result = ingest_article(store, "corpus/es/alma.html", chunker="semantic")
+
+Every function parses (and chunks) the whole source before touching the
+store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
+"""
+
+from jw_rag.ingest.article import ingest_article, parse_article
+from jw_rag.ingest.bible import BOOKS, book_slug, ingest_bible_chapter, parse_bible_chapter
+from jw_rag.ingest.epub import ingest_epub, parse_epub
+from jw_rag.ingest.loader import KINDS, load_documents
+from jw_rag.ingest.markdown import ingest_markdown, parse_markdown
+from jw_rag.ingest.pdf import ingest_pdf, parse_pdf
+from jw_rag.ingest.pipeline import (
+    IngestResult,
+    chunk_document,
+    content_hash,
+    ingest_document,
+    ingest_documents,
+)
+from jw_rag.ingest.text import ingest_text, parse_text
+
+__all__ = [
+    "BOOKS",
+    "KINDS",
+    "IngestResult",
+    "book_slug",
+    "chunk_document",
+    "content_hash",
+    "ingest_article",
+    "ingest_bible_chapter",
+    "ingest_document",
+    "ingest_documents",
+    "ingest_epub",
+    "ingest_markdown",
+    "ingest_pdf",
+    "ingest_text",
+    "load_documents",
+    "parse_article",
+    "parse_bible_chapter",
+    "parse_epub",
+    "parse_markdown",
+    "parse_pdf",
+    "parse_text",
+]

@@ -1,0 +1,212 @@
+"""HTML to paragraphs: parse bytes safely, walk blocks in reading order.
+
+Blocks are the leaf block elements (``p``, ``li``, ``pre``, ...) and runs of
+loose inline text between blocks; ``h1``-``h6`` become ``kind="heading"``
+paragraphs and set the heading path of what follows (a heading's own path
+includes itself). Footnote markers (``<sup>``, footnote links) and visible
+paragraph numbers (``span.parNum``) are dropped; whitespace is normalised.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import lxml.etree
+import lxml.html
+
+from jw_rag.errors import IngestError
+from jw_rag.ingest._source import decode_text, looks_binary
+from jw_rag.model import Paragraph
+
+__all__ = [
+    "BLOCK_TAGS",
+    "HEADING_TAGS",
+    "clean_text",
+    "element_text",
+    "extract_paragraphs",
+    "parse_html",
+]
+
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+BLOCK_TAGS = HEADING_TAGS | frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "dd", "details", "div",
+        "dl", "dt", "fieldset", "figcaption", "figure", "footer", "header", "hr", "html",
+        "li", "main", "ol", "p", "pre", "section", "summary", "table", "tbody", "td",
+        "tfoot", "th", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+SKIP_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "nav", "head", "button", "form", "svg"}
+)
+_DROP_CLASSES = frozenset({"parnum", "fn", "footnotelink", "footnote-ref", "noteref"})
+_NOTE_CLASSES = frozenset({"footnote", "footnotes", "fnbody", "notes"})
+_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
+_SPACES = re.compile(r"\s+")
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+def clean_text(text: str) -> str:
+    """Invisible characters removed, runs of whitespace turned into one space, trimmed."""
+    return _SPACES.sub(" ", _INVISIBLE.sub("", text)).strip()
+
+
+def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
+    """The document root of HTML ``data``; empty, binary or undecodable input is refused."""
+    if not data.strip():
+        raise IngestError(f"{name} is empty; pass a page with content")
+    if looks_binary(data):
+        raise IngestError(f"{name} is not HTML (it holds binary data); check the file")
+    declared = _CHARSET.search(data[:2048])
+    try:
+        text = decode_text(data, name)
+    except IngestError:
+        if declared is None or declared.group(1).lower() in (b"utf-8", b"utf8"):
+            raise
+        try:
+            text = data.decode(declared.group(1).decode("ascii"))
+        except (LookupError, UnicodeDecodeError) as exc:
+            raise IngestError(
+                f"{name} does not decode as its declared charset "
+                f"{declared.group(1).decode('ascii', 'replace')}; re-save it as UTF-8"
+            ) from exc
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)  # lxml refuses str with an XML declaration
+    try:
+        root = lxml.html.document_fromstring(text)
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise IngestError(f"{name} is not parseable HTML ({exc}); check the file") from exc
+    return root
+
+
+def _tag(el: lxml.etree._Element) -> str:
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+def _classes(el: lxml.etree._Element) -> set[str]:
+    return {c.lower() for c in (el.get("class") or "").split()}
+
+
+def _dropped(el: lxml.etree._Element) -> bool:
+    tag = _tag(el)
+    if tag in SKIP_TAGS or tag == "sup":
+        return True
+    if _classes(el) & _DROP_CLASSES:
+        return True
+    return (el.get("{http://www.idpf.org/2007/ops}type") or "") == "noteref"
+
+
+def _inline_parts(el: lxml.etree._Element, out: list[str]) -> None:
+    """Text of ``el`` and its descendants, without dropped elements (tails kept)."""
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        if not isinstance(child.tag, str):  # comments, processing instructions
+            pass
+        elif _tag(child) == "br":
+            out.append(" ")
+        elif not _dropped(child):
+            _inline_parts(child, out)
+        if child.tail:
+            out.append(child.tail)
+
+
+def element_text(el: lxml.etree._Element, *, keep_whitespace: bool = False) -> str:
+    """The visible text of ``el`` (see the module docstring for what is dropped)."""
+    parts: list[str] = []
+    _inline_parts(el, parts)
+    text = "".join(parts)
+    if keep_whitespace:
+        return _INVISIBLE.sub("", text).strip("\n").rstrip()
+    return clean_text(text)
+
+
+def _strip_number(text: str, number: str) -> str:
+    """``text`` without a leading visible paragraph number equal to ``number``."""
+    m = re.match(rf"{re.escape(number)}(?:\.)?\s+", text)
+    return text[m.end() :] if m and number.isdigit() else text
+
+
+def _has_block(el: lxml.etree._Element) -> bool:
+    return any(_tag(d) in BLOCK_TAGS for d in el.iterdescendants() if d is not el)
+
+
+@dataclass(slots=True)
+class _Walk:
+    path: list[tuple[int, str]]
+    out: list[Paragraph]
+
+    def heading_path(self) -> tuple[str, ...]:
+        return tuple(text for _, text in self.path)
+
+    def heading(self, level: int, text: str) -> None:
+        while self.path and self.path[-1][0] >= level:
+            self.path.pop()
+        self.path.append((level, text))
+        self.out.append(Paragraph(text, kind="heading", heading_path=self.heading_path()))
+
+    def para(self, text: str, *, pid: str | None, kind: str) -> None:
+        if text.strip():
+            self.out.append(Paragraph(text, id=pid, heading_path=self.heading_path(), kind=kind))
+
+
+def _kind(el: lxml.etree._Element, in_note: bool) -> str:
+    if in_note:
+        return "note"
+    tag = _tag(el)
+    return {"li": "list", "pre": "code", "blockquote": "quote"}.get(tag, "p")
+
+
+def _is_note(el: lxml.etree._Element) -> bool:
+    if _classes(el) & _NOTE_CLASSES:
+        return True
+    return (el.get("{http://www.idpf.org/2007/ops}type") or "") in ("footnote", "footnotes")
+
+
+def _visit(el: lxml.etree._Element, walk: _Walk, in_note: bool) -> None:
+    tag = _tag(el)
+    if tag in SKIP_TAGS or not tag:
+        return
+    in_note = in_note or _is_note(el)
+    if tag in HEADING_TAGS:
+        text = element_text(el)
+        if text:
+            walk.heading(int(tag[1]), text)
+        return
+    if not _has_block(el):
+        text = element_text(el, keep_whitespace=tag == "pre")
+        pid = el.get("data-pid")
+        if pid is not None:
+            pid = pid.strip()
+            if not any("parnum" in _classes(d) for d in el.iterdescendants()):
+                text = _strip_number(text, pid)
+        walk.para(text, pid=pid, kind=_kind(el, in_note))
+        return
+    buffer: list[str] = [el.text or ""]
+
+    def flush() -> None:
+        walk.para(clean_text("".join(buffer)), pid=None, kind="note" if in_note else "p")
+        buffer.clear()
+
+    for child in el:
+        ctag = _tag(child)
+        if ctag in BLOCK_TAGS or ctag in SKIP_TAGS:
+            flush()
+            _visit(child, walk, in_note)
+        elif ctag == "br":
+            buffer.append(" ")
+        elif ctag and not _dropped(child):
+            _inline_parts(child, buffer)
+        if child.tail:
+            buffer.append(child.tail)
+    flush()
+
+
+def extract_paragraphs(root: lxml.etree._Element) -> list[Paragraph]:
+    """Headings and paragraphs under ``root`` in reading order (see module docstring)."""
+    walk = _Walk(path=[], out=[])
+    _visit(root, walk, False)
+    return walk.out

@@ -1,0 +1,176 @@
+"""Reading sources: local files and URLs to bytes, bytes to text.
+
+Every failure is an :class:`~jw_rag.errors.IngestError` whose one-line message
+names the file or URL and what to do about it.
+
+Decoding rule for text sources: UTF-8 (a UTF-8 or UTF-16 byte-order mark is
+honoured). Anything else is refused, never guessed: the message says which
+encoding to convert from when the bytes are consistent with cp1252/latin-1
+(the two agree on every accented letter of en/es/pt), else that the encoding
+is unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from jw_rag.errors import IngestError
+
+__all__ = [
+    "FETCH_RETRIES",
+    "FETCH_TIMEOUT",
+    "Loaded",
+    "decode_text",
+    "fetch_url",
+    "is_url",
+    "looks_binary",
+    "read_path",
+    "read_source",
+    "url_source_id",
+]
+
+FETCH_TIMEOUT = 20.0
+FETCH_RETRIES = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The raw bytes of a source and where they came from."""
+
+    data: bytes
+    name: str  # the path or URL, as shown in messages
+    path: Path | None = None
+    url: str | None = None
+    content_type: str = ""
+
+    @property
+    def stem(self) -> str:
+        if self.path is not None:
+            return self.path.stem
+        return url_source_id(self.url or self.name)
+
+
+def is_url(source: str | Path) -> bool:
+    return isinstance(source, str) and source.lower().startswith(("http://", "https://"))
+
+
+def url_source_id(url: str) -> str:
+    """A stable id for a URL: host and path, without scheme, query or slashes at the ends."""
+    parts = urlsplit(url)
+    path = parts.path.strip("/")
+    for suffix in (".html", ".htm", ".xhtml"):
+        if path.lower().endswith(suffix):
+            path = path[: -len(suffix)]
+    return f"{parts.netloc}/{path}" if path else parts.netloc
+
+
+def read_path(path: str | Path) -> Loaded:
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise IngestError(f"{p}: no such file; check the path")
+    if p.is_dir():
+        raise IngestError(f"{p} is a directory; pass a file (or use load_documents for a folder)")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise IngestError(
+            f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"
+        ) from exc
+    return Loaded(data=data, name=str(p), path=p)
+
+
+def fetch_url(url: str) -> Loaded:
+    """GET ``url`` (timeout 20 s, 2 connection retries, redirects followed)."""
+    transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
+    try:
+        with httpx.Client(
+            timeout=FETCH_TIMEOUT, follow_redirects=True, transport=transport
+        ) as client:
+            response = client.get(url)
+    except httpx.TimeoutException as exc:
+        raise IngestError(
+            f"{url}: timed out after {FETCH_TIMEOUT:g} s; try again later or download "
+            "the page and pass the file path"
+        ) from exc
+    except httpx.HTTPError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise IngestError(
+            f"{url}: cannot be fetched ({reason}); check the address and your network "
+            "connection, or download the page and pass the file path"
+        ) from exc
+    if response.status_code >= 400:
+        raise IngestError(
+            f"{url}: the server answered HTTP {response.status_code} "
+            f"{response.reason_phrase}; check the address"
+        )
+    if not response.content:
+        raise IngestError(f"{url}: the server sent an empty page; check the address")
+    return Loaded(
+        data=response.content,
+        name=url,
+        url=str(response.url),
+        content_type=response.headers.get("content-type", ""),
+    )
+
+
+def read_source(source: str | Path) -> Loaded:
+    """The bytes of a local file or a URL."""
+    if is_url(source):
+        return fetch_url(str(source))
+    return read_path(source)
+
+
+def looks_binary(data: bytes) -> bool:
+    """True when the start of ``data`` holds NUL bytes or mostly control bytes."""
+    head = data[:4096]
+    if not head:
+        return False
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 text
+        return False
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13))
+    return controls > len(head) * 0.05
+
+
+_LATIN_LETTERS = re.compile(r"[A-Za-zÀ-ÿ]")
+
+
+def _cp1252_plausible(data: bytes) -> bool:
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    high = [ch for ch in text if ord(ch) > 127]
+    # Accented letters, typographic quotes/dashes, ¿ ¡ º ª and the like only.
+    return all(_LATIN_LETTERS.match(ch) or ch in "‘’“”–—…¿¡ºª«»°·€" for ch in high)
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as text under the rule in this module's docstring."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise IngestError(f"{name}: broken UTF-16 text; re-save it as UTF-8") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        where = f"byte 0x{byte:02x} at offset {exc.start}"
+        if _cp1252_plausible(data):
+            raise IngestError(
+                f"{name} is not UTF-8 ({where}); it looks like cp1252/latin-1: convert it "
+                f"with `iconv -f cp1252 -t utf-8` and ingest the converted file"
+            ) from exc
+        raise IngestError(
+            f"{name} is not UTF-8 ({where}) and its encoding is unknown; "
+            "re-save it as UTF-8 and try again"
+        ) from exc

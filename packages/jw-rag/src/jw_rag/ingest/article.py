@@ -1,0 +1,77 @@
+"""wol-style HTML articles: ``<p data-pid>`` paragraphs under ``<article>``.
+
+The body is the first ``<article>`` (else ``<body>``). Each paragraph keeps
+its ``data-pid`` as ``Paragraph.id``; the visible number (``span.parNum``, or a
+leading number equal to the pid) is stripped; headings become ``heading``
+paragraphs and the heading path of what follows; footnote markers are
+dropped; scripture references stay in the text. The title is the first
+``<h1>``, else ``<title>``; the language is ``<html lang>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jw_core import normalize_language
+from jw_rag.errors import IngestError
+from jw_rag.ingest._html import element_text, extract_paragraphs, parse_html
+from jw_rag.ingest._source import Loaded, read_source
+from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
+from jw_rag.model import Document
+from jw_rag.store.protocol import Store
+
+__all__ = ["ingest_article", "parse_article", "parse_article_bytes"]
+
+
+def parse_article_bytes(loaded: Loaded) -> Document:
+    """Parse already-read HTML (used for URLs and by :func:`load_documents`)."""
+    root = parse_html(loaded.data, loaded.name)
+    articles = root.xpath("//article")
+    body = articles[0] if articles else root.find("body")
+    if body is None:
+        body = root
+    paragraphs = extract_paragraphs(body)
+    if not any(p.kind != "heading" for p in paragraphs):
+        raise IngestError(
+            f"{loaded.name}: no paragraphs found in the HTML; pass an article page "
+            "(wol-style <article> with <p> paragraphs)"
+        )
+    h1 = body.xpath(".//h1") or root.xpath("//h1")
+    title = element_text(h1[0]) if h1 else ""
+    if not title:
+        title_el = root.find(".//title")
+        title = element_text(title_el) if title_el is not None else ""
+    lang = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang")
+    meta = {"source": loaded.url or loaded.name, "format": "article"}
+    pids = [p.id for p in paragraphs if p.id is not None]
+    if pids:
+        meta["pids"] = len(pids)
+    return Document(
+        source_id=loaded.stem,
+        paragraphs=paragraphs,
+        title=title,
+        language=normalize_language(lang),
+        metadata=meta,
+    )
+
+
+def parse_article(source: str | Path) -> Document:
+    """The article at a local path or an http(s) URL, as a :class:`Document`.
+
+    ``source_id`` is the file's stem, or host + path for a URL.
+    """
+    return parse_article_bytes(read_source(source))
+
+
+def ingest_article(
+    store: Store,
+    url_or_path: str | Path,
+    *,
+    chunker: ChunkerArg = None,
+    language: str | None = None,
+    source_id: str | None = None,
+) -> IngestResult:
+    """Parse, chunk and store one article; ``language`` overrides ``<html lang>``."""
+    return ingest_parsed(
+        store, parse_article(url_or_path), chunker=chunker, language=language, source_id=source_id
+    )

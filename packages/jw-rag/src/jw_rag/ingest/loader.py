@@ -1,0 +1,127 @@
+"""``load_documents``: any supported source (file, folder or URL) to documents.
+
+Kinds: ``article``, ``bible``, ``epub``, ``pdf``, ``markdown``, ``text``.
+Without ``kind`` the file extension decides (``.html``/``.htm``/``.xhtml``
+article, or bible when the page carries wol verse ids; ``.epub``; ``.pdf``;
+``.md``/``.markdown``; ``.txt``), else the content (``%PDF``, an EPUB zip,
+HTML markup, else text); for a URL the response's content type and content.
+
+A folder is read recursively (files with a known extension, sorted by path);
+each document's ``source_id`` is its path relative to the folder without the
+extension (``es/alma``), so ids stay unique across sub-folders.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from jw_rag.errors import ConfigError, IngestError
+from jw_rag.ingest._source import Loaded, is_url, read_path, read_source
+from jw_rag.ingest.article import parse_article_bytes
+from jw_rag.ingest.bible import parse_bible_bytes
+from jw_rag.ingest.epub import parse_epub_bytes
+from jw_rag.ingest.markdown import parse_markdown_bytes
+from jw_rag.ingest.pdf import parse_pdf_bytes
+from jw_rag.ingest.text import parse_text_bytes
+from jw_rag.model import Document
+
+__all__ = ["EXTENSIONS", "KINDS", "detect_kind", "load_documents"]
+
+KINDS: tuple[str, ...] = ("article", "bible", "epub", "pdf", "markdown", "text")
+EXTENSIONS: dict[str, str] = {
+    ".html": "article",
+    ".htm": "article",
+    ".xhtml": "article",
+    ".epub": "epub",
+    ".pdf": "pdf",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+}
+_VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
+
+
+def _is_epub(data: bytes) -> bool:
+    if not data.startswith(b"PK"):
+        return False
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return "META-INF/container.xml" in zf.namelist()
+    except zipfile.BadZipFile:
+        return False
+
+
+def detect_kind(loaded: Loaded) -> str:
+    """The kind of an already-read source (see the module docstring)."""
+    suffix = loaded.path.suffix.lower() if loaded.path is not None else ""
+    kind = EXTENSIONS.get(suffix)
+    ctype = loaded.content_type.split(";")[0].strip().lower()
+    if kind is None and ctype:
+        kind = {
+            "application/pdf": "pdf",
+            "application/epub+zip": "epub",
+            "text/markdown": "markdown",
+            "text/plain": "text",
+        }.get(ctype)
+    if kind is None:
+        head = loaded.data.lstrip()[:1024]
+        if head.startswith(b"%PDF"):
+            kind = "pdf"
+        elif _is_epub(loaded.data):
+            kind = "epub"
+        elif head[:1] == b"<" or ctype in ("text/html", "application/xhtml+xml"):
+            kind = "article"
+        else:
+            kind = "text"
+    if kind == "article" and _VERSE_ID.search(loaded.data[:200_000]):
+        kind = "bible"
+    return kind
+
+
+_PARSERS: dict[str, Callable[[Loaded], Document | list[Document]]] = {
+    "article": parse_article_bytes,
+    "bible": parse_bible_bytes,
+    "epub": parse_epub_bytes,
+    "pdf": parse_pdf_bytes,
+    "markdown": parse_markdown_bytes,
+    "text": parse_text_bytes,
+}
+
+
+def _parse(loaded: Loaded, kind: str | None, source_id: str | None) -> list[Document]:
+    chosen = kind or detect_kind(loaded)
+    if chosen == "epub" and source_id is not None:
+        return parse_epub_bytes(loaded, base_id=source_id)
+    parsed = _PARSERS[chosen](loaded)
+    docs = parsed if isinstance(parsed, list) else [parsed]
+    if source_id is not None and chosen != "bible":
+        for doc in docs:
+            doc.source_id = source_id
+    return docs
+
+
+def load_documents(path_or_url: str | Path, *, kind: str | None = None) -> list[Document]:
+    """Every document in a file, folder or URL (an EPUB gives one per chapter)."""
+    if kind is not None:
+        kind = kind.strip().lower()
+        if kind not in KINDS:
+            raise ConfigError(f"unknown source kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+    if is_url(path_or_url):
+        return _parse(read_source(path_or_url), kind, None)
+    root = Path(path_or_url).expanduser()
+    if not root.is_dir():
+        return _parse(read_path(root), kind, None)
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in EXTENSIONS)
+    if not files:
+        raise IngestError(
+            f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder"
+        )
+    docs: list[Document] = []
+    for path in files:
+        rel = path.relative_to(root).with_suffix("").as_posix()
+        docs.extend(_parse(read_path(path), kind, rel))
+    return docs

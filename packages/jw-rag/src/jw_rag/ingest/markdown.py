@@ -1,0 +1,172 @@
+"""Markdown: ATX (``## Title``) and setext (``Title`` over ``===``/``---``)
+headings become ``heading`` paragraphs and the heading path of what follows;
+paragraphs are split on blank lines (their lines joined); a list (consecutive
+``-``/``*``/``+``/``1.`` items) is one ``list`` paragraph and a fenced or
+indented code block one ``code`` paragraph, both verbatim. A leading YAML
+front-matter block is skipped (its ``title:`` is used). Inline markup is kept
+as written.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from jw_rag.ingest._html import clean_text
+from jw_rag.ingest._source import Loaded, read_path
+from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
+from jw_rag.ingest.text import read_text
+from jw_rag.model import Document, Paragraph
+from jw_rag.store.protocol import Store
+
+__all__ = ["ingest_markdown", "parse_markdown", "parse_markdown_bytes"]
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_FRONT_TITLE = re.compile(r"^title:\s*[\"']?(.*?)[\"']?\s*$")
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.out: list[Paragraph] = []
+        self.path: list[tuple[int, str]] = []
+        self.lines: list[str] = []
+        self.kind = "p"
+
+    def heading_path(self) -> tuple[str, ...]:
+        return tuple(t for _, t in self.path)
+
+    def flush(self) -> None:
+        if self.lines:
+            if self.kind == "p":
+                text = clean_text(" ".join(self.lines))
+            else:
+                text = "\n".join(self.lines).rstrip()
+            if text.strip():
+                self.out.append(Paragraph(text, heading_path=self.heading_path(), kind=self.kind))
+        self.lines, self.kind = [], "p"
+
+    def heading(self, level: int, text: str) -> None:
+        self.flush()
+        text = clean_text(text)
+        if not text:
+            return
+        while self.path and self.path[-1][0] >= level:
+            self.path.pop()
+        self.path.append((level, text))
+        self.out.append(Paragraph(text, heading_path=self.heading_path(), kind="heading"))
+
+    def add(self, line: str, kind: str) -> None:
+        if self.lines and self.kind != kind:
+            self.flush()
+        self.kind = kind
+        self.lines.append(line)
+
+
+def _front_matter(lines: list[str]) -> tuple[int, str]:
+    if not lines or lines[0].strip() != "---":
+        return 0, ""
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            title = ""
+            for line in lines[1:end]:
+                m = _FRONT_TITLE.match(line)
+                if m:
+                    title = m.group(1)
+            return end + 1, title
+    return 0, ""
+
+
+def _parse(text: str) -> tuple[list[Paragraph], str]:
+    lines = text.split("\n")
+    start, front_title = _front_matter(lines)
+    b = _Builder()
+    fence: str | None = None
+    for line in lines[start:]:
+        if fence is not None:
+            if line.strip().startswith(fence):
+                b.lines.append(line)
+                fence = None
+                b.flush()
+            else:
+                b.lines.append(line)
+            continue
+        fm = _FENCE.match(line)
+        if fm:
+            b.flush()
+            fence = fm.group(1)[0] * len(fm.group(1))
+            b.add(line, "code")
+            continue
+        if not line.strip():
+            if b.kind != "list":
+                b.flush()
+            else:
+                b.lines.append("")
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            b.heading(len(atx.group(1)), atx.group(2) or "")
+            continue
+        setext = _SETEXT.match(line)
+        if setext and b.lines and b.kind == "p":
+            title = " ".join(b.lines)
+            b.lines = []
+            b.heading(1 if setext.group(1)[0] == "=" else 2, title)
+            continue
+        if _RULE.match(line) and (b.kind != "p" or not b.lines):
+            b.flush()
+            continue
+        if _LIST_ITEM.match(line) or (b.kind == "list" and line.startswith((" ", "\t"))):
+            if b.kind == "list" and b.lines and not b.lines[-1]:
+                b.lines.pop()
+                b.lines.append("")
+            b.add(line, "list")
+            continue
+        if b.kind == "list":  # text after a blank line ends the list
+            while b.lines and not b.lines[-1]:
+                b.lines.pop()
+            b.flush()
+        if (line.startswith("    ") or line.startswith("\t")) and not b.lines:
+            b.add(line, "code")
+            continue
+        if b.kind == "code" and fence is None:
+            b.flush()
+        b.add(line, "p")
+    if b.kind == "list":
+        while b.lines and not b.lines[-1]:
+            b.lines.pop()
+    b.flush()
+    return b.out, front_title
+
+
+def parse_markdown_bytes(loaded: Loaded) -> Document:
+    paragraphs, front_title = _parse(read_text(loaded, "Markdown"))
+    headings = [p for p in paragraphs if p.kind == "heading"]
+    title = front_title or (headings[0].text if headings else loaded.stem)
+    return Document(
+        source_id=loaded.stem,
+        paragraphs=paragraphs,
+        title=title,
+        metadata={"source": loaded.url or loaded.name, "format": "markdown"},
+    )
+
+
+def parse_markdown(source: str | Path) -> Document:
+    """A UTF-8 Markdown file as a :class:`Document` (``source_id`` is the file stem)."""
+    return parse_markdown_bytes(read_path(source))
+
+
+def ingest_markdown(
+    store: Store,
+    path: str | Path,
+    *,
+    chunker: ChunkerArg = None,
+    language: str | None = None,
+    source_id: str | None = None,
+) -> IngestResult:
+    return ingest_parsed(
+        store, parse_markdown(path), chunker=chunker, language=language, source_id=source_id
+    )

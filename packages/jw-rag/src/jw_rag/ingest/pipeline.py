@@ -1,0 +1,217 @@
+"""The shared ingest pipeline: document -> chunks -> ``store.replace_source``.
+
+Everything that can fail (reading, parsing, chunking) happens before the store
+is touched, so a bad source never changes what is stored.
+
+The content hash covers every paragraph (text, id, page, heading path, kind),
+the title and language, and the chunker's name, version and parameters: re-
+ingesting an unchanged source with the same chunker is skipped by the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from jw_core import detect_language, normalize_language
+from jw_rag.chunkers import Chunker, get_chunker
+from jw_rag.errors import ConfigError, IngestError
+from jw_rag.model import Chunk, Document, Span
+from jw_rag.store.protocol import Store
+
+__all__ = [
+    "ChunkerArg",
+    "IngestResult",
+    "chunk_document",
+    "content_hash",
+    "ingest_document",
+    "ingest_documents",
+    "ingest_parsed",
+    "resolve_chunker",
+    "with_language",
+    "with_source_id",
+]
+
+#: What ``chunker=`` accepts: a registered name, a chunker, or None ($JW_CHUNKER / "paragraph").
+ChunkerArg = str | Chunker | None
+
+#: ``Document.metadata["unit"]`` value for sources whose paragraphs are never merged.
+VERSE_UNIT = "verse"
+
+
+@dataclass(frozen=True, slots=True)
+class IngestResult:
+    """What one ingest did: ``skipped`` is True when the stored hash was unchanged."""
+
+    source_id: str
+    chunks: int
+    skipped: bool
+    chunker: str
+    language: str | None
+
+
+def resolve_chunker(chunker: ChunkerArg) -> Chunker:
+    """A chunker instance for ``chunker=`` (see :data:`ChunkerArg`)."""
+    if chunker is None or isinstance(chunker, str):
+        return get_chunker(chunker)
+    if not callable(getattr(chunker, "chunk", None)) or not getattr(chunker, "name", None):
+        raise TypeError(f"chunker must be a name or a Chunker, got {type(chunker).__name__}")
+    return chunker
+
+
+def _chunker_params(chunker: Chunker) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for key, value in sorted(getattr(chunker, "__dict__", {}).items()):
+        if not key.startswith("_") and isinstance(value, str | int | float | bool | type(None)):
+            params[key] = value
+    return params
+
+
+def content_hash(doc: Document, chunker: Chunker) -> str:
+    """SHA-256 over the document's content and the chunker's identity (module docstring)."""
+    h = hashlib.sha256()
+    header = {
+        "chunker": chunker.name,
+        "version": str(getattr(chunker, "version", "")),
+        "params": _chunker_params(chunker),
+        "title": doc.title,
+        "language": doc.language,
+        "unit": doc.metadata.get("unit"),
+    }
+    h.update(json.dumps(header, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    for p in doc.paragraphs:
+        record = [p.text, p.id, p.page, list(p.heading_path), p.kind]
+        h.update(b"\x1e" + json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    return h.hexdigest()
+
+
+def _metadata(doc: Document) -> dict[str, Any]:
+    meta: dict[str, Any] = {"language": doc.language, "title": doc.title}
+    for key in ("source", "format"):
+        if doc.metadata.get(key) is not None:
+            meta[key] = doc.metadata[key]
+    return meta
+
+
+def _add_embed_prefix(chunks: list[Chunk], title: str) -> None:
+    for c in chunks:
+        parts: list[str] = [title] if title else []
+        for h in c.metadata.get("heading_path") or ():
+            if h not in parts:
+                parts.append(h)
+        if parts:
+            c.metadata["embed_prefix"] = " > ".join(parts)
+
+
+def _unit_chunk_id(source_id: str, chunker: str, span: Span) -> str:
+    key = (
+        f"{source_id}\x1f{chunker}\x1f"
+        f"{span.start_para}.{span.start_char}-{span.end_para}.{span.end_char}"
+    )
+    return f"{source_id}:{hashlib.sha1(key.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _chunk_units(doc: Document, chunker: Chunker, meta: dict[str, Any]) -> list[Chunk]:
+    """Each paragraph chunked on its own, then re-numbered and re-linked as one sequence."""
+    if not meta.get("language"):
+        sample = " ".join(p.text for p in doc.paragraphs[:40])
+        meta["language"] = detect_language(sample) if sample else None
+    out: list[Chunk] = []
+    for i, para in enumerate(doc.paragraphs):
+        if not para.text.strip():
+            continue
+        for c in chunker.chunk([para], doc.source_id, metadata=meta):
+            s = c.span
+            span = Span(s.start_para + i, s.start_char, s.end_para + i, s.end_char)
+            c.metadata["span"] = span.to_dict()
+            c.metadata["para_ids"] = [para.id if para.id is not None else i]
+            c.id = _unit_chunk_id(doc.source_id, chunker.name, span)
+            out.append(c)
+    for index, c in enumerate(out):
+        c.metadata["chunk_index"] = index
+        c.metadata["prev_id"] = out[index - 1].id if index else None
+        c.metadata["next_id"] = out[index + 1].id if index + 1 < len(out) else None
+    return out
+
+
+def chunk_document(doc: Document, *, chunker: ChunkerArg = None) -> list[Chunk]:
+    """The chunks ``ingest_document`` would store for ``doc``.
+
+    Documents whose ``metadata["unit"]`` is ``"verse"`` (Bible chapters) are
+    chunked one paragraph at a time, so no chunk spans two verses.
+    """
+    resolved = resolve_chunker(chunker)
+    if not any(p.text.strip() for p in doc.paragraphs):
+        raise IngestError(f"{doc.source_id}: the document has no text to index")
+    meta = _metadata(doc)
+    if doc.metadata.get("unit") == VERSE_UNIT:
+        chunks = _chunk_units(doc, resolved, meta)
+    else:
+        chunks = resolved.chunk(doc.paragraphs, doc.source_id, metadata=meta)
+    _add_embed_prefix(chunks, doc.title)
+    return chunks
+
+
+def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool) -> IngestResult:
+    language = chunks[0].metadata.get("language") if chunks else doc.language
+    return IngestResult(
+        source_id=doc.source_id,
+        chunks=len(chunks),
+        skipped=not changed,
+        chunker=chunker.name,
+        language=normalize_language(language) if language else None,
+    )
+
+
+def ingest_documents(
+    store: Store, docs: list[Document], *, chunker: ChunkerArg = None
+) -> list[IngestResult]:
+    """Chunk every document first, then replace each source (skipped when unchanged)."""
+    resolved = resolve_chunker(chunker)
+    prepared = [(doc, chunk_document(doc, chunker=resolved)) for doc in docs]
+    results = []
+    for doc, chunks in prepared:
+        changed = store.replace_source(
+            doc.source_id, chunks, content_hash=content_hash(doc, resolved)
+        )
+        results.append(_result(doc, chunks, resolved, changed))
+    return results
+
+
+def ingest_document(store: Store, doc: Document, *, chunker: ChunkerArg = None) -> IngestResult:
+    """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged)."""
+    return ingest_documents(store, [doc], chunker=chunker)[0]
+
+
+def ingest_parsed(
+    store: Store,
+    doc: Document,
+    *,
+    chunker: ChunkerArg = None,
+    language: str | None = None,
+    source_id: str | None = None,
+) -> IngestResult:
+    """:func:`ingest_document` after applying the caller's language and source id."""
+    return ingest_document(
+        store, with_source_id(with_language(doc, language), source_id), chunker=chunker
+    )
+
+
+def with_language(doc: Document, language: str | None) -> Document:
+    """``doc`` with the caller's language (normalised) when one is given."""
+    if language:
+        code = normalize_language(language)
+        if code is None:
+            raise ConfigError(f"unknown language {language!r}; use an ISO code such as en, es, pt")
+        doc.language = code
+    return doc
+
+
+def with_source_id(doc: Document, source_id: str | None) -> Document:
+    if source_id is not None:
+        if not source_id.strip():
+            raise ConfigError("source_id must not be empty")
+        doc.source_id = source_id
+    return doc

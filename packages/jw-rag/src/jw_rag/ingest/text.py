@@ -1,0 +1,64 @@
+"""Plain text: paragraphs are separated by blank lines; lines inside one are joined."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from jw_rag.errors import IngestError
+from jw_rag.ingest._html import clean_text
+from jw_rag.ingest._source import Loaded, decode_text, looks_binary, read_path
+from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
+from jw_rag.model import Document, Paragraph
+from jw_rag.store.protocol import Store
+
+__all__ = ["ingest_text", "parse_text", "parse_text_bytes", "read_text", "split_blocks"]
+
+_BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
+
+
+def read_text(loaded: Loaded, what: str = "text") -> str:
+    """The decoded text of ``loaded``; empty or binary input is refused."""
+    if looks_binary(loaded.data):
+        raise IngestError(f"{loaded.name} holds binary data, not {what}; check the file")
+    text = decode_text(loaded.data, loaded.name).replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise IngestError(f"{loaded.name} is empty; pass a file with {what}")
+    return text
+
+
+def split_blocks(text: str) -> list[str]:
+    """Blocks of ``text`` separated by blank lines, each stripped; blank blocks removed."""
+    return [b.strip("\n") for b in _BLANK_LINE.split(text) if b.strip()]
+
+
+def parse_text_bytes(loaded: Loaded) -> Document:
+    text = read_text(loaded)
+    paragraphs = [Paragraph(clean_text(block)) for block in split_blocks(text)]
+    return Document(
+        source_id=loaded.stem,
+        paragraphs=paragraphs,
+        title=paragraphs[0].text[:80] if paragraphs else "",
+        metadata={"source": loaded.url or loaded.name, "format": "text"},
+    )
+
+
+def parse_text(source: str | Path) -> Document:
+    """A UTF-8 text file as a :class:`Document` (``source_id`` is the file stem).
+
+    The title is the start of the first paragraph (at most 80 characters).
+    """
+    return parse_text_bytes(read_path(source))
+
+
+def ingest_text(
+    store: Store,
+    path: str | Path,
+    *,
+    chunker: ChunkerArg = None,
+    language: str | None = None,
+    source_id: str | None = None,
+) -> IngestResult:
+    return ingest_parsed(
+        store, parse_text(path), chunker=chunker, language=language, source_id=source_id
+    )
