@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -168,6 +169,70 @@ def bench_detection(bench: Path) -> None:
     print()
 
 
+_NAIVE = re.compile(r"[.!?]+[\"'”’»)]*\s+(?=[\"'“‘«(¿¡]*[A-ZÀ-Ý0-9])")
+
+
+def naive_split(text: str, language: str | None = None) -> list[tuple[int, int]]:
+    """Baseline: split after any terminal punctuation followed by a capital."""
+    spans, start = [], 0
+    for m in _NAIVE.finditer(text):
+        spans.append((start, m.end() - len(m.group()) + len(m.group().rstrip())))
+        start = m.end()
+    if start < len(text.rstrip()):
+        spans.append((start, len(text.rstrip())))
+    return spans
+
+
+Splitter = Callable[..., "list[tuple[int, int]]"]
+
+
+def boundary_scores(bench: Path, splitter: Splitter) -> dict[str, tuple[int, int, int]]:
+    """Per language: (true positives, false positives, false negatives) of
+    sentence starts against the hand-labelled sample."""
+    gold = json.loads(SEGMENTATION_GOLD.read_text("utf-8"))
+    out = {}
+    for lang, rows in gold["languages"].items():
+        texts = {(t, i): c for t, i, c in load_paragraphs(bench, lang)}
+        tp = fp = fn = 0
+        for row in rows:
+            text = texts[row["title"], row["paragraph"]]
+            if len(text) != row["chars"]:
+                raise SystemExit(f"bench data changed: {lang} {row['title']} has {len(text)} chars")
+            want = set(row["boundaries"])
+            got = {a for a, _ in splitter(text, lang)[1:]}
+            tp += len(want & got)
+            fp += len(got - want)
+            fn += len(want - got)
+        out[lang] = (tp, fp, fn)
+    return out
+
+
+def bench_segmentation(bench: Path) -> None:
+    print("## Sentence boundaries vs the hand-labelled sample (tests/core/data)")
+    print(f"{'splitter':<10} {'lang':<4} {'gold':>5} {'precision':>10} {'recall':>8}  fp  fn")
+    for name, splitter in (("jw_core", split_sentences), ("naive", naive_split)):
+        for lang, (tp, fp, fn) in boundary_scores(bench, splitter).items():
+            p = tp / (tp + fp) if tp + fp else 1.0
+            r = tp / (tp + fn) if tp + fn else 1.0
+            print(f"{name:<10} {lang:<4} {tp + fn:5d} {p:10.3f} {r:8.3f} {fp:3d} {fn:3d}")
+    print()
+    print("## Segmentation speed")
+    paras = [c for lang in LANGS for _, _, c in load_paragraphs(bench, lang)]
+    size = sum(len(p.encode("utf-8")) for p in paras)
+    for name, splitter in (("jw_core", split_sentences), ("naive", naive_split)):
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for p in paras:
+                splitter(p)
+            best = min(best, time.perf_counter() - t0)
+        print(
+            f"{name:<10} {len(paras)} paragraphs, {size / 1e6:.2f} MB: "
+            f"{size / best / 1e6:6.1f} MB/s, {1e6 * best / len(paras):6.1f} µs/paragraph"
+        )
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench-data", type=Path, default=BENCH)
@@ -175,6 +240,7 @@ def main() -> None:
     if not args.bench_data.is_dir():
         raise SystemExit(f"bench data not found at {args.bench_data}: pass --bench-data PATH")
     bench_detection(args.bench_data)
+    bench_segmentation(args.bench_data)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,18 @@
 """Sentence segmentation for English, Spanish and Portuguese.
 
-Returns character spans so callers keep exact provenance. Not fooled by
-abbreviations ("Mat. 5:3", "pág. 12", "Sr.", "e.g."), Bible references
-("Juan 3:16"), decimals, ellipses and closing quotes.
+Returns character spans so callers keep exact provenance. A sentence ends at
+``.``, ``?``, ``!`` or an ellipsis (closing quotes and brackets may follow),
+then whitespace, then the start of a new sentence: an upper-case letter, a
+digit, ``¿``/``¡``, or an opening quote or dash followed by one of those.
+A period is not an end after
+
+* a title or Latin abbreviation ("Sr.", "Dra.", "Mr.", "e.g.", "i.e.", "cf."),
+* initials and dotted acronyms ("J. R. Smith", "U.S.", "a.C."),
+* a doubled-letter plural abbreviation before the next one ("EE. UU."),
+* a Bible book or a reference word ("Mat.", "Gén.", "1 Cor.", "pág.", "vol.",
+  "No.") when a number follows ("Mat. 5:3", "pág. 12").
+
+Decimals ("3.5") never split because no whitespace follows the period.
 """
 
 from __future__ import annotations
@@ -11,65 +21,115 @@ import re
 
 __all__ = ["ends_sentence", "split_sentences"]
 
-_ABBREVIATIONS = frozenset(
+# Never end a sentence: titles and Latin abbreviations that introduce more text.
+_NEVER_FINAL = frozenset(
     """
-    mr mrs ms dr prof sr sra srta dra st jr vs etc cf ed eds vol vols no nos p pp pág págs
-    ed fig figs cap caps núm art arts dept inc ltd co corp gen gov sen rep rev hon esq
-    e.g i.e a.c d.c a.e.c a.c d.C a.C ee.uu ud uds vd vds lic ing arq sto sta av avda
-    ex op ca approx jan feb mar apr jun jul aug sep sept oct nov dec ene abr ago dic
-    gén éx lev núm deut jos jue rut sam re crón esd neh est sal prov ecl cant is jer lam
-    ezeq dan os joel amós abd jon miq nah hab sof ag zac mal mat mt mar mr luc lu jn juan
-    hech rom cor gál efe fil col tes tim tit filem heb sant ped jud apo rev gen ex lev num
-    deut josh judg ruth sam kings chron neh esth job ps prov eccl song isa jer lam ezek
-    dan hos obad jon mic nah hab zeph hag zech mal matt mark luke john acts rom cor gal eph
-    phil col thess tim titus philem heb jas pet jude gn êx lv nm dt js jz rt sl pr ec ct
-    jr lm ez dn mq na hc sf zc ml mt mc lc jo at rm gl ef fp cl ts tm tt fm hb tg pe jd ap
-    sr srs sras dona sto snr
+    mr mrs ms dr dra drs dras prof profa profs sr sra srs sras srta srtas snr sto sta
+    st jr messrs mme mlle gen gov sen rep hon esq lic ing arq av avda dona ud uds vd vds
+    e.g i.e cf vs viz ca approx p.ej ej c.f
     """.split()
 )
 
-# A candidate boundary: terminal punctuation, optional closing quotes/brackets,
+# Not an end when a number follows: Bible books (en/es/pt abbreviations) and
+# words that introduce a number.
+_BEFORE_NUMBER = frozenset(
+    """
+    no nos nº núm nro n p pp pág págs pg pgs vol vols cap caps fig figs art arts sec
+    ch chap par párr ed eds tomo t v vv vs ver art
+    jan feb mar apr jun jul aug sep sept oct nov dec ene abr ago dic fev mai set out dez
+    gén gen gn éx ex êx lev lv núm num nm deut dt jos josh js jue judg jz rut rt sam
+    re rs reyes kgs kings crón cr chron esd ezr neh est esth job sal ps sl prov pr ecl
+    ec eccl cant ct song is isa jer lam lm ezeq ez ezek dan dn os hos joel am amós abd
+    obad jon jn miq mq mic nah na hab hc sof zeph sf ag hag zac zech zc mal ml
+    mat matt mt mar mr mc mark luc lu lc luke juan jn john jo hech at acts rom rm
+    cor gál gal gl efe ef eph fil fp phil flp col cl tes ts thess tim tm tit tt titus
+    filem fm flm philem heb hb sant tg jas ped pe pet jud jd jude apo ap apoc rev
+    """.split()
+)
+
+# A candidate end: terminal punctuation, optional closing quotes/brackets,
 # then whitespace.
-_BOUNDARY = re.compile(r"([.!?…]+|\.\.\.)([\"'”’»)\]]*)(\s+)")
+_BOUNDARY = re.compile(r"([.!?…]+)([\"'”’»)\]]*)(\s+)")
 _END = re.compile(r"[.!?…][\"'”’»)\]]*\s*$")
-_WORD_BEFORE = re.compile(r"([^\W\d_](?:[^\W_]|\.)*)$", re.UNICODE)
+# The end of a token before a period: letters, digits and inner periods
+# ("a.C", "U.S"), after any other punctuation ("13:4-7" ends in "7").
+_TOKEN_TAIL = re.compile(r"[^\W_](?:[^\W_]|\.(?=[^\W_]))*$")
+_OPENERS = "\"'“‘«(—–-[.…"
+_LOOKBEHIND = 24
+_DOUBLED_NEXT = re.compile(r"([A-Z])\1\.")
+# Era and time marks end a sentence when a capital follows ("en el siglo II d.C. Este").
+_FINAL_ACRONYMS = frozenset("a.c d.c a.e.c d.e.c e.c a.d b.c b.c.e c.e a.m p.m".split())
 
 
-def _is_abbreviation(text: str, dot_pos: int) -> bool:
-    m = _WORD_BEFORE.search(text, 0, dot_pos)
-    if not m:
+def _starts_sentence(text: str, pos: int, caseless: bool) -> bool:
+    """Whether a sentence can start at ``text[pos]``; in ``caseless`` text
+    (no capitals at all) a lower-case letter can start one too."""
+    n = len(text)
+    while pos < n and text[pos] in _OPENERS:
+        pos += 1
+        while pos < n and text[pos] == " ":
+            pos += 1
+    if pos >= n:
         return False
-    word = m.group(1).lower().rstrip(".")
-    if word in _ABBREVIATIONS:
+    c = text[pos]
+    return c.isupper() or c.isdigit() or c in "¿¡" or (caseless and c.isalpha())
+
+
+def _period_is_final(text: str, dot: int, nxt: int) -> bool:
+    """Whether the single period at ``text[dot]`` ends a sentence, given that
+    the next sentence would start at ``nxt``."""
+    parts = text[max(0, dot - _LOOKBEHIND) : dot].rsplit(None, 1)
+    if not parts:
         return True
-    # Initials ("J. R. R.") and dotted acronyms ("U.S.").
-    return len(word) == 1 or ("." in word and len(word.replace(".", "")) <= 4)
+    token = parts[-1]
+    if not token.replace(".", "").isalnum():
+        m = _TOKEN_TAIL.search(token)
+        if not m:
+            return True
+        token = m.group(0)
+    word = token.lower()
+    if word in _NEVER_FINAL:
+        return False
+    if "." in token:  # dotted acronym: "U.S.", "a.C.", "i.e."
+        return word in _FINAL_ACRONYMS or len(token.replace(".", "")) > 4
+    if len(token) == 1 and token.isalpha():
+        return not token.isupper() and not text[nxt].isdigit()  # initials: "J. Smith"
+    if len(token) == 2 and token[0] == token[1] and token.isupper():
+        if _DOUBLED_NEXT.match(text, nxt):  # "EE. UU.", "FF. AA."
+            return False
+    if text[nxt].isdigit():
+        if word in _BEFORE_NUMBER:
+            return False
+        if token.isdigit():  # "3. 5" enumerations, verse lists
+            return False
+    return True
 
 
 def split_sentences(text: str, language: str | None = None) -> list[tuple[int, int]]:
     """Spans ``(start, end)`` of the sentences of ``text``, whitespace-trimmed,
-    covering every non-whitespace character once and in order."""
+    covering every non-whitespace character once and in order.
+
+    ``language`` ("en", "es", "pt") is accepted for callers that know it; the
+    rules cover all three languages at once. Text without any capital letter
+    (lower-cased documents) may start a sentence with a lower-case letter."""
+    del language
     spans: list[tuple[int, int]] = []
     n = len(text)
+    caseless = text.islower()
     start = 0
     while start < n and text[start].isspace():
         start += 1
     for m in _BOUNDARY.finditer(text):
         end = m.end(2)
-        if end <= start:
-            continue
         nxt = m.end(3)
-        if nxt >= n:
-            break
+        if end <= start or nxt >= n:
+            continue
+        if not _starts_sentence(text, nxt, caseless):
+            continue
+        if end - start <= 4 and not any(ch.isalnum() for ch in text[start:end]):
+            continue  # a leading "..." stays with the sentence it opens
         punct = m.group(1)
-        following = text[nxt]
-        if punct == "." and _is_abbreviation(text, m.start(1)):
-            continue
-        # A sentence starts with an upper-case letter, a digit after "?"/"!",
-        # an opening quote or inverted punctuation.
-        if not (following.isupper() or following in "¿¡\"'“‘«(—–-" or following.isdigit()):
-            continue
-        if following.isdigit() and punct == "." and text[m.start(1) - 1 : m.start(1)].isdigit():
+        if punct == "." and not _period_is_final(text, m.start(1), nxt):
             continue
         spans.append((start, end))
         start = nxt
