@@ -1,0 +1,66 @@
+"""An embedder wrapper that never embeds the same text twice with the same model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from jw_rag.embed._vectors import as_texts, empty, normalise_rows
+from jw_rag.embed.cache import EmbeddingCache
+from jw_rag.embed.protocol import Embedder, Vectors
+
+__all__ = ["CachedEmbedder"]
+
+
+class CachedEmbedder:
+    """Answers from ``cache`` (default: :class:`EmbeddingCache` at its default path)
+    and sends only the texts it has never seen to ``inner``, each once per call.
+
+    ``hits`` counts texts answered from the cache, ``misses`` distinct texts sent to
+    ``inner``; a text repeated within one call counts once.
+    """
+
+    def __init__(self, inner: Embedder, cache: EmbeddingCache | None = None) -> None:
+        self.inner = inner
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        items = as_texts(texts)
+        if not items:
+            return empty(self.dim)
+        model_id = self.inner.model_id
+        first: dict[str, int] = {}
+        for i, text in enumerate(items):
+            first.setdefault(text, i)
+        unique = list(first)
+        cached = self.cache.get_many(model_id, unique)
+        missing = [text for j, text in enumerate(unique) if j not in cached]
+        by_text = {unique[j]: vec for j, vec in cached.items()}
+        if missing:
+            fresh = normalise_rows(self.inner.embed(missing), len(missing), None, model_id)
+            self.cache.put_many(model_id, missing, fresh)
+            by_text.update(zip(missing, fresh, strict=True))
+        with self._lock:
+            self.hits += len(cached)
+            self.misses += len(missing)
+        dims = {vec.shape[0] for vec in by_text.values()}
+        if len(dims) != 1:
+            # the cache holds vectors of another size under this model id: trust the model
+            by_text = dict(zip(unique, self.inner.embed(unique), strict=True))
+        return np.stack([by_text[text] for text in items]).astype(np.float32, copy=False)
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.inner!r}, {self.cache!r})"

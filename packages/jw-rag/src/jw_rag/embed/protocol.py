@@ -1,0 +1,29 @@
+"""The embedder protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Embedder", "Vectors"]
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of shape ``(len(texts), dim)``.
+
+    ``model_id`` names the model exactly (it keys the embedding cache), e.g.
+    ``"use-multilingual-v3"`` or ``"st:paraphrase-multilingual-MiniLM-L12-v2"``.
+    Construction never loads a model or touches the network; the first
+    ``embed`` call may.
+    """
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
