@@ -1,0 +1,194 @@
+"""``run_chunker_bench``: the whole benchmark from options to a report.
+
+Report JSON schema (``schema_version`` 1)::
+
+    {
+      "schema_version": 1,
+      "dataset": {"name", "path", "format", "n_documents", "n_queries",
+                  "languages": {lang: n}, "loader_stats": {counter: n}},
+      "config": {"variants": [label], "k", "retriever", "embedder", "expand",
+                 "budgets": [chars], "min_lift": percent | null, "limit",
+                 "bootstrap": {"resamples": 1000, "seed": 0}},
+      "metric_names": [name],
+      "variants": [{
+          "name", "n_chunks", "mean_chunk_chars", "median_chunk_chars", "n_queries",
+          "metrics": {name: {"value": float, "ci95": [lo, hi] (ndcg@10 only)}},
+          "by_language": {lang: {"n", "metrics"}},
+          "multi_span": {"n", "metrics"},          # questions with >1 expected span
+          "timings_s": {"chunk", "embed_index", "search", "score"},
+          "queries": [{"id", "language", "n_spans", "top_ids", <metric>: float}]
+      }],
+      "deltas": {"delta_<variant>_vs_paragraph": {lang: {"n", "metric", "lift",
+                 "ci95": [lo, hi], "gate": "pass" | "fail" (only with min_lift)}}},
+      "gate": {"min_lift", "passed": bool | null, "failures": ["<variant>/<lang>"]},
+      "markers": {lang: {"paragraphs", "continuation_rate", "closure_rate"}},
+      "timings_s": {"parse", "embed_queries", "total"}
+    }
+
+Metric names: ``ndcg@10`` (span level), ``doc_ndcg@10``, ``mrr@k``,
+``hit@c``/``recall@c`` and ``char_recall@c``/``char_precision@c``/``char_iou@c``
+for c in {5, k}, ``complete@k`` (every expected span inside what the top k
+delivered), ``recall@<B>c``/``complete@<B>c`` within a budget of B delivered
+characters. Lifts are relative (0.1 = +10%).
+
+The gate applies only when ``min_lift`` is given: it passes when, for every
+variant other than ``paragraph`` and in every language, the lower bound of
+the lift's CI95 exceeds ``min_lift`` percent. Without ``min_lift`` the
+report is written and nothing fails.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jw_eval.bench.markers_rate import marker_rates
+from jw_eval.bench.runner import (
+    BenchConfig,
+    Progress,
+    StoreFactory,
+    _default_store,
+    _no_progress,
+    run_variants,
+)
+from jw_eval.bench.scoring import metric_names
+from jw_eval.bench.summary import BASELINE, lift_table, summarise_variant
+from jw_eval.bench.variants import parse_variants
+from jw_eval.bootstrap import RESAMPLES, SEED
+from jw_eval.datasets import load_dataset
+from jw_eval.datasets.model import Dataset
+from jw_rag.embed.protocol import Embedder
+from jw_rag.errors import ConfigError
+
+__all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
+
+#: The bundled corpus (doctrinal_queries.yaml + corpus/).
+DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "fixtures" / "chunker_bench"
+
+
+@dataclass
+class BenchOptions:
+    variants: str = "paragraph,semantic"
+    dataset: Path | None = None
+    queries: Path | None = None
+    corpus_dir: Path | None = None
+    format: str | None = None
+    language: str | None = None
+    limit: int | None = None
+    limit_per_language: bool = False
+    k: int = 10
+    retriever: str = "dense"
+    embedder: str | None = None
+    expand: str = "none"
+    min_lift: float | None = None
+    budgets: tuple[int, ...] = field(default=(2000, 4000))
+
+
+@dataclass
+class BenchResult:
+    report: dict[str, Any]
+
+    @property
+    def passed(self) -> bool:
+        """False only when a requested gate failed."""
+        return self.report["gate"]["passed"] is not False
+
+
+def _load(options: BenchOptions) -> tuple[Dataset, str]:
+    if options.queries is not None:
+        if options.dataset is not None:
+            raise ConfigError("give either --dataset or --queries/--corpus-dir, not both")
+        path = options.queries
+        ds = load_dataset(path, format=options.format or "yaml", corpus_dir=options.corpus_dir)
+        ds = ds.for_language(options.language)
+    else:
+        path = options.dataset or DEFAULT_DATASET
+        ds = load_dataset(
+            path, format=options.format, language=options.language, corpus_dir=options.corpus_dir
+        )
+    ds = ds.limited(options.limit, per_language=options.limit_per_language)
+    if not ds.queries:
+        raise ConfigError(f"no questions left in {path} for language {options.language!r}")
+    return ds, str(path)
+
+
+def run_chunker_bench(
+    options: BenchOptions,
+    *,
+    embedder: Embedder | None = None,
+    store_factory: StoreFactory = _default_store,
+    progress: Progress = _no_progress,
+) -> BenchResult:
+    """Load the dataset, run every variant, and build the report dictionary."""
+    started = time.perf_counter()
+    specs = parse_variants(options.variants)
+    config = BenchConfig(
+        k=options.k, retriever=options.retriever, expand=options.expand, budgets=options.budgets
+    )
+    if embedder is None:
+        from jw_rag.embed import get_embedder
+
+        embedder = get_embedder(options.embedder, cache=True)
+    t0 = time.perf_counter()
+    dataset, path = _load(options)
+    parse_s = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    if config.retriever != "bm25":
+        # One batch up front: the embedding cache then answers each search.
+        embedder.embed([q.query for q in dataset.queries])
+    embed_queries_s = time.perf_counter() - t0
+
+    runs = run_variants(
+        dataset, specs, embedder, config, store_factory=store_factory, progress=progress
+    )
+    names = metric_names(config.k, config.budgets)
+    deltas = lift_table(runs, options.min_lift)
+    failures = [
+        f"{key.removeprefix('delta_').removesuffix(f'_vs_{BASELINE}')}/{lang}"
+        for key, per_lang in deltas.items()
+        for lang, d in per_lang.items()
+        if d.get("gate") == "fail"
+    ]
+    if options.min_lift is not None and not deltas:
+        raise ConfigError(f"--min-lift needs '{BASELINE}' and at least one other variant")
+    report: dict[str, Any] = {
+        "schema_version": 1,
+        "dataset": {
+            "name": dataset.name,
+            "path": path,
+            "format": dataset.format,
+            "n_documents": len(dataset.documents),
+            "n_queries": len(dataset.queries),
+            "languages": dataset.languages(),
+            "loader_stats": dataset.stats,
+        },
+        "config": {
+            "variants": [s.label for s in specs],
+            "k": config.k,
+            "retriever": config.retriever,
+            "embedder": embedder.model_id,
+            "expand": config.expand,
+            "budgets": list(config.budgets),
+            "min_lift": options.min_lift,
+            "limit": options.limit,
+            "bootstrap": {"resamples": RESAMPLES, "seed": SEED},
+        },
+        "metric_names": names,
+        "variants": [summarise_variant(r, names) for r in runs],
+        "deltas": deltas,
+        "gate": {
+            "min_lift": options.min_lift,
+            "passed": None if options.min_lift is None else not failures,
+            "failures": failures,
+        },
+        "markers": marker_rates(dataset),
+        "timings_s": {
+            "parse": round(parse_s, 3),
+            "embed_queries": round(embed_queries_s, 3),
+            "total": round(time.perf_counter() - started, 3),
+        },
+    }
+    return BenchResult(report)

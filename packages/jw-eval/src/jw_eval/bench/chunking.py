@@ -1,0 +1,73 @@
+"""Chunk a benchmark document with one variant; every chunk carries its span."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from jw_eval.bench.peers import peer_ranges
+from jw_eval.bench.variants import VariantSpec
+from jw_eval.datasets.model import BenchDocument
+from jw_eval.spans import DocRange, doc_range_to_span, span_to_doc_range
+from jw_rag.chunkers import get_chunker
+from jw_rag.chunkers.protocol import Chunker
+from jw_rag.embed.protocol import Embedder
+from jw_rag.model import Chunk
+
+__all__ = ["VariantChunker", "chunk_range"]
+
+
+def chunk_range(doc: BenchDocument, chunk: Chunk) -> DocRange:
+    """The chunk's range in the document text, from ``metadata["span"]``."""
+    return span_to_doc_range(doc.doc_id, doc.offsets, chunk.metadata["span"])
+
+
+class VariantChunker:
+    """Builds the chunker (or peer) of a :class:`VariantSpec` once, then chunks documents."""
+
+    def __init__(self, spec: VariantSpec, embedder: Embedder | None = None) -> None:
+        self.spec = spec
+        self._chunker: Chunker | None = None
+        self._peer: Callable[[str], list[tuple[int, int]]] | None = None
+        if spec.peer:
+            self._peer = peer_ranges(spec.name, spec.size, embedder)
+        else:
+            self._chunker = get_chunker(spec.name, **spec.options)
+
+    def chunk(self, doc: BenchDocument) -> list[Chunk]:
+        meta = {"language": doc.language} if doc.language else None
+        if self._chunker is not None:
+            return self._chunker.chunk(doc.paragraphs, doc.doc_id, metadata=meta)
+        assert self._peer is not None
+        return self._peer_chunks(doc, self._peer(doc.text))
+
+    def _peer_chunks(self, doc: BenchDocument, ranges: list[tuple[int, int]]) -> list[Chunk]:
+        chunks: list[Chunk] = []
+        for index, (a, b) in enumerate(ranges):
+            span = doc_range_to_span(doc.offsets, doc.lengths, a, b)
+            para_ids = [
+                p.id if p.id is not None else span.start_para + i
+                for i, p in enumerate(doc.paragraphs[span.start_para : span.end_para + 1])
+            ]
+            digest = hashlib.sha1(f"{self.spec.label}\x1f{a}-{b}".encode()).hexdigest()[:12]
+            chunks.append(
+                Chunk(
+                    id=f"{doc.doc_id}:{digest}",
+                    text=doc.text[a:b],
+                    source_id=doc.doc_id,
+                    metadata={
+                        "chunker": self.spec.label,
+                        "chunker_version": "peer",
+                        "language": doc.language,
+                        "para_ids": para_ids,
+                        "span": span.to_dict(),
+                        "merge_reason": None,
+                        "closure_marker": None,
+                        "chunk_index": index,
+                    },
+                )
+            )
+        for i, c in enumerate(chunks):
+            c.metadata["prev_id"] = chunks[i - 1].id if i else None
+            c.metadata["next_id"] = chunks[i + 1].id if i + 1 < len(chunks) else None
+        return chunks

@@ -1,0 +1,132 @@
+"""The Markdown rendering of a benchmark report (for people; JSON is for tools)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["render_markdown"]
+
+
+def _f(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return "nan" if v != v else f"{v:.{digits}f}"
+    return str(v)
+
+
+def _ndcg(block: dict[str, Any]) -> str:
+    e = block["ndcg@10"]
+    return f"{_f(e['value'])} [{_f(e['ci95'][0])}, {_f(e['ci95'][1])}]"
+
+
+def _table(
+    title: str, rows: list[tuple[str, int, dict[str, Any], str]], names: list[str]
+) -> list[str]:
+    shown = [n for n in names if n != "ndcg@10"]
+    out = [
+        f"### {title}",
+        "",
+        "| variant | n | mean len | NDCG@10 [95% CI] | " + " | ".join(shown) + " |",
+        "|---|---:|---:|---|" + "---:|" * len(shown),
+    ]
+    for name, n, metrics, mean_len in rows:
+        cells = " | ".join(_f(metrics[m]["value"]) for m in shown)
+        out.append(f"| {name} | {n} | {mean_len} | {_ndcg(metrics)} | {cells} |")
+    return [*out, ""]
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    ds, cfg = report["dataset"], report["config"]
+    names: list[str] = report["metric_names"]
+    lines = [
+        f"# Chunker benchmark: {ds['name']}",
+        "",
+        f"{ds['n_documents']} documents, {ds['n_queries']} questions "
+        f"({', '.join(f'{k}: {v}' for k, v in ds['languages'].items())}), format {ds['format']}. "
+        f"Retriever {cfg['retriever']}, k={cfg['k']}, embedder `{cfg['embedder']}`, "
+        f"expansion {cfg['expand']}. Loader: "
+        + (", ".join(f"{k} {v}" for k, v in sorted(ds["loader_stats"].items())) or "no repairs")
+        + ".",
+        "",
+        "## Variants",
+        "",
+        "| variant | n chunks | mean chars | median chars | chunk s | embed+index s | search s | score s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for v in report["variants"]:
+        t = v["timings_s"]
+        lines.append(
+            f"| {v['name']} | {v['n_chunks']} | {v['mean_chunk_chars']:.0f} | "
+            f"{v['median_chunk_chars']:.0f} | {t['chunk']:.2f} | {t['embed_index']:.2f} | "
+            f"{t['search']:.2f} | {t['score']:.2f} |"
+        )
+    lines.append("")
+    lines += _table(
+        "All questions",
+        [
+            (v["name"], v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}")
+            for v in report["variants"]
+        ],
+        names,
+    )
+    langs = sorted({lang for v in report["variants"] for lang in v["by_language"]})
+    for lang in langs if len(langs) > 1 else []:
+        rows = [
+            (v["name"], b["n"], b["metrics"], f"{v['mean_chunk_chars']:.0f}")
+            for v in report["variants"]
+            if (b := v["by_language"].get(lang))
+        ]
+        lines += _table(f"Language {lang}", rows, names)
+    multi = [
+        (
+            v["name"],
+            v["multi_span"]["n"],
+            v["multi_span"]["metrics"],
+            f"{v['mean_chunk_chars']:.0f}",
+        )
+        for v in report["variants"]
+        if v["multi_span"]["n"]
+    ]
+    if multi:
+        lines += _table("Multi-span questions", multi, names)
+    if report["deltas"]:
+        lines += [
+            "## Lift over paragraph (NDCG@10, paired bootstrap)",
+            "",
+            "| comparison | language | n | lift | 95% CI | gate |",
+            "|---|---|---:|---:|---|---|",
+        ]
+        for key, per_lang in report["deltas"].items():
+            for lang, d in per_lang.items():
+                lines.append(
+                    f"| {key} | {lang} | {d['n']} | {d['lift'] * 100:+.1f}% | "
+                    f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] | "
+                    f"{d.get('gate', 'not requested')} |"
+                )
+        gate = report["gate"]
+        if gate["min_lift"] is not None:
+            verdict = "PASSED" if gate["passed"] else "FAILED: " + ", ".join(gate["failures"])
+            lines += [
+                "",
+                f"Gate (lower CI bound > {gate['min_lift']}% in every language): {verdict}",
+            ]
+        lines.append("")
+    lines += [
+        "## Marker firing rates",
+        "",
+        "| language | paragraphs | continuation | closure |",
+        "|---|---:|---:|---:|",
+    ]
+    for lang, m in report["markers"].items():
+        lines.append(
+            f"| {lang} | {m['paragraphs']} | {_f(m['continuation_rate'])} | {_f(m['closure_rate'])} |"
+        )
+    t = report["timings_s"]
+    lines += [
+        "",
+        f"Wall time: parse {t['parse']:.2f} s, query embedding {t['embed_queries']:.2f} s, "
+        f"total {t['total']:.2f} s.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""Turn per-question rows into the report: means with CI95 overall, per
+language and for multi-span questions; lifts over ``paragraph`` with the gate."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from jw_eval.bench.runner import VariantRun
+from jw_eval.bootstrap import bootstrap_mean, paired_lift
+
+__all__ = ["BASELINE", "GATE_METRIC", "lift_table", "summarise_variant"]
+
+BASELINE = "paragraph"
+GATE_METRIC = "ndcg@10"
+
+
+def _metric_block(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        values = np.array([r[name] for r in rows], dtype=np.float64)
+        if name == GATE_METRIC:
+            out[name] = bootstrap_mean(values).to_dict()
+        else:
+            out[name] = {"value": float(values.mean())}
+    return out
+
+
+def summarise_variant(run: VariantRun, names: Sequence[str]) -> dict[str, Any]:
+    rows = run.rows
+    lengths = run.chunk_lengths
+    by_lang: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_lang.setdefault(r["language"], []).append(r)
+    multi = [r for r in rows if r["n_spans"] > 1]
+    return {
+        "name": run.label,
+        "n_chunks": len(lengths),
+        "mean_chunk_chars": statistics.fmean(lengths) if lengths else 0.0,
+        "median_chunk_chars": statistics.median(lengths) if lengths else 0.0,
+        "n_queries": len(rows),
+        "metrics": _metric_block(rows, names),
+        "by_language": {
+            lang: {"n": len(rs), "metrics": _metric_block(rs, names)}
+            for lang, rs in sorted(by_lang.items())
+        },
+        "multi_span": {"n": len(multi), "metrics": _metric_block(multi, names) if multi else {}},
+        "timings_s": {k: round(v, 3) for k, v in run.timings.items()},
+        "queries": rows,
+    }
+
+
+def lift_table(
+    runs: Sequence[VariantRun], min_lift: float | None, baseline: str = BASELINE
+) -> dict[str, Any]:
+    """``delta_<variant>_vs_paragraph`` (the baseline is the first variant of
+    the ``paragraph`` chunker, options allowed): per language, the paired lift of the
+    gate metric with its CI95 and (when ``min_lift`` is given, in percent)
+    whether its lower bound clears it."""
+    base = next((r for r in runs if r.label.split(":")[0] == baseline), None)
+    out: dict[str, Any] = {}
+    if base is None:
+        return out
+    for run in runs:
+        if run is base:
+            continue
+        per_lang: dict[str, Any] = {}
+        langs = sorted({r["language"] for r in base.rows})
+        for lang in langs:
+            b = [r[GATE_METRIC] for r in base.rows if r["language"] == lang]
+            v = [r[GATE_METRIC] for r in run.rows if r["language"] == lang]
+            est = paired_lift(v, b)
+            entry: dict[str, Any] = {
+                "n": len(b),
+                "metric": GATE_METRIC,
+                "lift": est.value,
+                "ci95": [est.low, est.high],
+            }
+            if min_lift is not None:
+                entry["gate"] = "pass" if est.low * 100 > min_lift else "fail"
+            per_lang[lang] = entry
+        out[f"delta_{run.label}_vs_{baseline}"] = per_lang
+    return out

@@ -1,0 +1,90 @@
+"""Variant specs: ``name[:key=val,...]`` for a registered chunker, or a peer
+chunker ``<peer>:<size>`` (``langchain-recursive``, ``chonkie-recursive``,
+``chonkie-semantic``, ``semchunk``; size in characters)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jw_rag.errors import ConfigError
+
+__all__ = ["PEERS", "VariantSpec", "parse_variant", "parse_variants"]
+
+PEERS = ("langchain-recursive", "chonkie-recursive", "chonkie-semantic", "semchunk")
+_DEFAULT_PEER_SIZE = 1500
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One benchmark arm: ``label`` as typed, ``name`` of the chunker or peer."""
+
+    label: str
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    peer: bool = False
+
+    @property
+    def size(self) -> int:
+        return int(self.options.get("size", _DEFAULT_PEER_SIZE))
+
+
+def _value(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def parse_variant(text: str) -> VariantSpec:
+    label = text.strip()
+    if not label:
+        raise ConfigError("empty variant name in --variants")
+    name, _, rest = label.partition(":")
+    name = name.strip().lower()
+    if name in PEERS:
+        if rest and not rest.strip().isdigit():
+            raise ConfigError(f"peer variant {label!r}: use {name}:<size in characters>")
+        size = int(rest) if rest else _DEFAULT_PEER_SIZE
+        if size < 1:
+            raise ConfigError(f"peer variant {label!r}: size must be >= 1")
+        return VariantSpec(label, name, {"size": size}, peer=True)
+    from jw_rag.chunkers import available_chunkers
+
+    if name not in available_chunkers():
+        raise ConfigError(
+            f"unknown variant {name!r}: use a chunker ({', '.join(available_chunkers())}) "
+            f"or a peer ({', '.join(PEERS)})"
+        )
+    options: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, val = part.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(f"variant {label!r}: options are key=value pairs, got {part!r}")
+        options[key.strip()] = _value(val.strip())
+    return VariantSpec(label, name, options)
+
+
+def parse_variants(text: str) -> list[VariantSpec]:
+    """Parse ``--variants``: comma-separated specs; ``key=val`` parts after a
+    ``name:`` belong to the preceding variant."""
+    specs: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if "=" in part and ":" not in part.split("=")[0] and specs:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    out = [parse_variant(s) for s in specs]
+    labels = [v.label for v in out]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"--variants lists a variant twice: {', '.join(labels)}")
+    if not out:
+        raise ConfigError("--variants is empty: give e.g. paragraph,semantic")
+    return out
