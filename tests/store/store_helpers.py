@@ -7,12 +7,19 @@ import hashlib
 import re
 import time
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
 from jw_rag.model import Chunk
 
 _WORD = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=100_000)
+def _word_vector(word: str, dim: int) -> np.ndarray:
+    seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
+    return np.random.default_rng(seed).standard_normal(dim)
 
 
 class WordEmbedder:
@@ -25,8 +32,7 @@ class WordEmbedder:
         self.calls = 0
 
     def _word(self, word: str) -> np.ndarray:
-        seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
-        return np.random.default_rng(seed).standard_normal(self.dim)
+        return _word_vector(word, self.dim)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1

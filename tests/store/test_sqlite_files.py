@@ -1,0 +1,116 @@
+"""Opening SQLite stores: bad files, schema versions, embedder models, locations."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from store_helpers import WordEmbedder, make_chunks
+
+from jw_rag.errors import ConfigError, StoreError
+from jw_rag.store import SQLiteStore, open_store
+
+
+def test_not_a_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite"
+    content = b"these are my notes, not a database\n" * 200
+    path.write_bytes(content)
+    with pytest.raises(StoreError, match="not a SQLite database") as info:
+        SQLiteStore(path, embedder=WordEmbedder())
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+    assert path.read_bytes() == content
+
+
+def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE people (name TEXT)")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a jw-rag store"):
+        open_store(str(path), embedder=WordEmbedder())
+    assert path.read_bytes() == before
+
+
+def test_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    SQLiteStore(path, embedder=WordEmbedder()).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO schema_version VALUES (99, 'future')")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"schema 99 .*upgrade jw-rag"):
+        SQLiteStore(path, embedder=WordEmbedder())
+    assert path.read_bytes() == before
+
+
+def test_directory_path_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="directory"):
+        SQLiteStore(tmp_path, embedder=WordEmbedder())
+
+
+def test_reopen_keeps_everything(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    chunks = make_chunks("s", 30)
+    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+        s.replace_source("s", chunks, content_hash="h")
+    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+        assert s.get([c.id for c in chunks]) == chunks
+        assert s.replace_source("s", chunks[:1], content_hash="h") is False
+        assert s.search(chunks[7].text, k=1)[0].chunk == chunks[7]
+        assert s.stats()["schema_version"] == 1
+
+
+def test_other_embedder_model_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, embedder=WordEmbedder(model_id="model-a")) as s:
+        s.add(make_chunks("s", 3))
+    with SQLiteStore(path, embedder=WordEmbedder(model_id="model-b")) as s:
+        with pytest.raises(StoreError, match="'model-a'.*'model-b'"):
+            s.search("lamps", mode="dense")
+        with pytest.raises(StoreError, match="model-a"):
+            s.search("lamps", mode="hybrid")
+        with pytest.raises(StoreError, match="model-a"):
+            s.add(make_chunks("t", 1))
+        assert len(s.search("lamps", mode="bm25")) == 3  # BM25 needs no embedder
+        assert s.stats()["chunks"] == 3
+
+
+def test_dense_cache_sees_writes_from_another_connection(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    reader = SQLiteStore(path, embedder=WordEmbedder())
+    writer = SQLiteStore(path, embedder=WordEmbedder())
+    writer.add(make_chunks("a", 5))
+    assert len(reader.search("lamps", k=50)) == 5
+    writer.add(make_chunks("b", 4))
+    assert len(reader.search("lamps", k=50)) == 9
+    writer.delete_source("a")
+    assert {h.chunk.source_id for h in reader.search("lamps", k=50)} == {"b"}
+    reader.close()
+    writer.close()
+
+
+def test_open_store_routes_locations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nested = tmp_path / "a" / "b" / "store.sqlite"
+    s = open_store(str(nested), embedder=WordEmbedder())
+    assert isinstance(s, SQLiteStore) and nested.exists()
+    s.close()
+    monkeypatch.setenv("JW_STORE", str(tmp_path / "env.sqlite"))
+    s = open_store(embedder=WordEmbedder())
+    assert s.stats()["path"] == str(tmp_path / "env.sqlite")
+    s.close()
+    for dsn in ("postgresql://u@localhost/db", "postgres://localhost/db"):
+        try:
+            import jw_rag.store.postgres  # noqa: F401
+        except ModuleNotFoundError:
+            with pytest.raises(ConfigError, match="PostgreSQL support is not installed"):
+                open_store(dsn)
+    with pytest.raises(ConfigError, match="scheme"):
+        open_store("mysql://localhost/db")
+    with pytest.raises(ConfigError, match="empty"):
+        open_store("  ")
+
+
+def test_default_store_is_under_jw_home(_isolated_home: Path) -> None:
+    s = open_store(embedder=WordEmbedder())
+    assert Path(s.stats()["path"]) == _isolated_home / "store.sqlite"
+    s.close()
