@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from jw_rag.chunkers import ParagraphChunker, SemanticChunker
 from jw_rag.chunkers.protocol import Chunker
-from jw_rag.model import Chunk, Paragraph, content_bounds, rebuild_text
+from jw_rag.chunkers.validate import ProvenanceError, check_chunks
+from jw_rag.model import Chunk, Paragraph
 
 WORDS = {
     "en": "the soul of man is not immortal God Jehovah says Bible John 3:16 people believe truth hope".split(),
@@ -92,47 +93,13 @@ CHUNKERS: dict[str, tuple[Callable[[], Chunker], int]] = {
 }
 
 
-def check_invariants(paragraphs: list[str | Paragraph], chunks: list[Chunk], max_len: int) -> None:
-    texts = [p.text if isinstance(p, Paragraph) else p for p in paragraphs]
-    covered: list[list[tuple[int, int]]] = [[] for _ in texts]
-    last = (-1, -1)
-    for index, c in enumerate(chunks):
-        span = c.span
-        assert c.metadata["chunk_index"] == index
-        assert rebuild_text(paragraphs, span) == c.text
-        assert c.text == c.text.strip() and c.text
-        assert len(c.text) <= max_len
-        assert (span.start_para, span.start_char) > last
-        last = (span.end_para, span.end_char)
-        for k in range(span.start_para, span.end_para + 1):
-            lo, hi = content_bounds(texts[k])
-            a = span.start_char if k == span.start_para else lo
-            b = span.end_char if k == span.end_para else hi
-            if hi > lo:
-                covered[k].append((a, b))
-    for k, text in enumerate(texts):
-        ranges = sorted(covered[k])
-        for (_, b1), (a2, _) in zip(ranges, ranges[1:], strict=False):
-            assert b1 <= a2, f"paragraph {k} covered twice"
-        mask = [False] * len(text)
-        for a, b in ranges:
-            for i in range(a, b):
-                mask[i] = True
-        missing = [i for i, ch in enumerate(text) if not ch.isspace() and not mask[i]]
-        assert not missing, f"paragraph {k} lost characters at {missing[:5]}"
-    ids = [c.id for c in chunks]
-    assert len(set(ids)) == len(ids)
-    for a, b in zip(chunks, chunks[1:], strict=False):
-        assert a.metadata["next_id"] == b.id and b.metadata["prev_id"] == a.id
-
-
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=document(), which=st.sampled_from(sorted(CHUNKERS)))
 def test_chunker_invariants(doc: tuple[str, list[str | Paragraph]], which: str) -> None:
     lang, paragraphs = doc
     make, max_len = CHUNKERS[which]
     chunks = make().chunk(paragraphs, "doc-1", metadata={"language": lang})
-    check_invariants(paragraphs, chunks, max_len)
+    check_chunks(paragraphs, chunks, max_len=max_len)
     again = make().chunk(paragraphs, "doc-1", metadata={"language": lang})
     assert [c.id for c in again] == [c.id for c in chunks]
     assert all(c.metadata["language"] == lang for c in chunks)
@@ -156,3 +123,17 @@ def test_semantic_equals_paragraph_when_no_marker_fires(
     para = ParagraphChunker().chunk(plain, "d", metadata={"language": lang})
     sem = SemanticChunker().chunk(plain, "d", metadata={"language": lang})
     assert [c.metadata["span"] for c in sem] == [c.metadata["span"] for c in para]
+
+
+def test_check_chunks_catches_broken_provenance() -> None:
+    import pytest
+
+    paras = ["First paragraph, long enough to stand alone here.", "Second paragraph, also long enough."]
+    chunks = ParagraphChunker(min_chars=10).chunk(paras, "d", metadata={"language": "en"})
+    check_chunks(paras, chunks)
+    broken = [Chunk(c.id, c.text, c.source_id, dict(c.metadata)) for c in chunks]
+    broken[1].text = "Second paragraph, edited."
+    with pytest.raises(ProvenanceError, match="does not rebuild"):
+        check_chunks(paras, broken)
+    with pytest.raises(ProvenanceError, match="lost its character"):
+        check_chunks(paras, chunks[:1][:])

@@ -123,17 +123,21 @@ def rebuild_text(paragraphs: Sequence[str | Paragraph], span: Span | Mapping[str
     the last one up to ``end_char``, joined by :data:`PARAGRAPH_SEPARATOR`."""
     if not isinstance(span, Span):
         span = Span.from_dict(span)
-    texts = [p.text if isinstance(p, Paragraph) else p for p in paragraphs]
-    if not (0 <= span.start_para <= span.end_para < len(texts)):
-        raise ValueError(f"span {span} is outside the {len(texts)} paragraphs given")
+    if not (0 <= span.start_para <= span.end_para < len(paragraphs)):
+        raise ValueError(f"span {span} is outside the {len(paragraphs)} paragraphs given")
+
+    def text_of(k: int) -> str:
+        p = paragraphs[k]
+        return p.text if isinstance(p, Paragraph) else p
+
     if span.start_para == span.end_para:
-        return texts[span.start_para][span.start_char : span.end_char]
-    parts = [texts[span.start_para][span.start_char :]]
+        return text_of(span.start_para)[span.start_char : span.end_char]
+    parts = [text_of(span.start_para)[span.start_char :]]
     for k in range(span.start_para + 1, span.end_para):
-        lo, hi = content_bounds(texts[k])
-        if hi > lo:
-            parts.append(texts[k][lo:hi])
-    parts.append(texts[span.end_para][: span.end_char])
+        middle = text_of(k).strip()
+        if middle:
+            parts.append(middle)
+    parts.append(text_of(span.end_para)[: span.end_char])
     return PARAGRAPH_SEPARATOR.join(parts)
 
 

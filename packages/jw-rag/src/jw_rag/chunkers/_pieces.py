@@ -113,44 +113,55 @@ def build_chunks(
 ) -> list[Chunk]:
     """Chunks for ``pieces`` with the metadata every chunker promises."""
     base = dict(metadata or {})
+    texts = [p.text for p in paragraphs]
+    has_pages = any(p.page is not None for p in paragraphs)
     chunks: list[Chunk] = []
     for index, piece in enumerate(pieces):
         span = piece.span
-        paras = paragraphs[span.start_para : span.end_para + 1]
-        para_ids: list[str | int] = []
-        pages: list[int] = []
-        for offset, p in enumerate(paras):
-            if offset and offset < len(paras) - 1 and not p.text.strip():
-                continue
-            para_ids.append(p.id if p.id is not None else span.start_para + offset)
-            if p.page is not None and p.page not in pages:
-                pages.append(p.page)
+        sp, ep = span.start_para, span.end_para
+        first = paragraphs[sp]
+        if sp == ep:
+            text = texts[sp][span.start_char : span.end_char]
+            para_ids: list[str | int] = [first.id if first.id is not None else sp]
+            pages = [first.page] if first.page is not None else []
+        else:
+            text = rebuild_text(texts, span)
+            para_ids = []
+            pages = []
+            for k in range(sp, ep + 1):
+                p = paragraphs[k]
+                if sp < k < ep and not texts[k].strip():
+                    continue
+                para_ids.append(p.id if p.id is not None else k)
+                if has_pages and p.page is not None and p.page not in pages:
+                    pages.append(p.page)
         meta: dict[str, Any] = dict(base)
-        meta.update(
-            chunker=chunker,
-            chunker_version=version,
-            language=language,
-            para_ids=para_ids,
-            span=span.to_dict(),
-            merge_reason=None,
-            closure_marker=None,
-            chunk_index=index,
-        )
+        meta["chunker"] = chunker
+        meta["chunker_version"] = version
+        meta["language"] = language
+        meta["para_ids"] = para_ids
+        meta["span"] = {
+            "start_para": sp,
+            "start_char": span.start_char,
+            "end_para": ep,
+            "end_char": span.end_char,
+        }
+        meta["merge_reason"] = None
+        meta["closure_marker"] = None
+        meta["chunk_index"] = index
         if pages:
             meta["pages"] = pages
-        first = paras[0]
         if first.heading_path:
             meta["heading_path"] = list(first.heading_path)
-        meta.update(piece.extra)
-        chunks.append(
-            Chunk(
-                id=_chunk_id(source_id, chunker, span),
-                text=rebuild_text(paragraphs, span),
-                source_id=source_id,
-                metadata=meta,
-            )
-        )
-    for i, c in enumerate(chunks):
-        c.metadata["prev_id"] = chunks[i - 1].id if i else None
-        c.metadata["next_id"] = chunks[i + 1].id if i + 1 < len(chunks) else None
+        if piece.extra:
+            meta.update(piece.extra)
+        chunks.append(Chunk(_chunk_id(source_id, chunker, span), text, source_id, meta))
+    prev: Chunk | None = None
+    for c in chunks:
+        c.metadata["prev_id"] = prev.id if prev is not None else None
+        if prev is not None:
+            prev.metadata["next_id"] = c.id
+        prev = c
+    if prev is not None:
+        prev.metadata["next_id"] = None
     return chunks
