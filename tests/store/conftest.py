@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from store_helpers import WordEmbedder  # noqa: E402
+from store_helpers import CountingEmbedder  # noqa: E402
 
 from jw_rag.store import SQLiteStore, Store  # noqa: E402
 
@@ -26,7 +26,7 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
 
     def make(embedder: object | None = None) -> Store:
         store = SQLiteStore(
-            tmp_path / f"store-{next(counter)}.sqlite", embedder=embedder or WordEmbedder()
+            tmp_path / f"store-{next(counter)}.sqlite", embedder=embedder or CountingEmbedder()
         )
         opened.append(store)
         return store

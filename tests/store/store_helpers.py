@@ -3,47 +3,26 @@ processes they start (imported by path, so keep it dependency-free)."""
 
 from __future__ import annotations
 
-import hashlib
-import re
-import time
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 import numpy as np
 
+from jw_rag.embed import FakeEmbedder
 from jw_rag.model import Chunk
 
-_WORD = re.compile(r"\w+")
 
+class CountingEmbedder(FakeEmbedder):
+    """The toolkit's deterministic fake embedder, counting calls, with a settable model id."""
 
-@lru_cache(maxsize=100_000)
-def _word_vector(word: str, dim: int) -> np.ndarray:
-    seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
-    return np.random.default_rng(seed).standard_normal(dim)
-
-
-class WordEmbedder:
-    """Deterministic bag of hashed words: texts sharing words get close vectors."""
-
-    def __init__(self, dim: int = 32, model_id: str | None = None, delay: float = 0.0) -> None:
-        self.dim = dim
-        self.model_id = model_id or f"test-words-{dim}"
-        self.delay = delay
+    def __init__(self, dim: int = 32, model_id: str | None = None) -> None:
+        super().__init__(dim)
+        if model_id:
+            self.model_id = model_id
         self.calls = 0
-
-    def _word(self, word: str) -> np.ndarray:
-        return _word_vector(word, self.dim)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1
-        if self.delay:
-            time.sleep(self.delay)
-        out = np.zeros((len(texts), self.dim))
-        for i, t in enumerate(texts):
-            for w in _WORD.findall(t.lower()) or [t]:
-                out[i] += self._word(w)
-        out /= np.linalg.norm(out, axis=1, keepdims=True) + 1e-12
-        return out.astype(np.float32)
+        return super().embed(texts)
 
 
 class TableEmbedder:

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_helpers import WordEmbedder, make_chunks
+from store_helpers import CountingEmbedder, make_chunks
 
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.store import SQLiteStore, open_store
@@ -17,7 +17,7 @@ def test_not_a_database_is_refused_and_left_alone(tmp_path: Path) -> None:
     content = b"these are my notes, not a database\n" * 200
     path.write_bytes(content)
     with pytest.raises(StoreError, match="not a SQLite database") as info:
-        SQLiteStore(path, embedder=WordEmbedder())
+        SQLiteStore(path, embedder=CountingEmbedder())
     assert str(path) in str(info.value) and "\n" not in str(info.value)
     assert path.read_bytes() == content
 
@@ -28,32 +28,32 @@ def test_foreign_sqlite_database_is_refused_and_left_alone(tmp_path: Path) -> No
         conn.execute("CREATE TABLE people (name TEXT)")
     before = path.read_bytes()
     with pytest.raises(StoreError, match="not a jw-rag store"):
-        open_store(str(path), embedder=WordEmbedder())
+        open_store(str(path), embedder=CountingEmbedder())
     assert path.read_bytes() == before
 
 
 def test_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
-    SQLiteStore(path, embedder=WordEmbedder()).close()
+    SQLiteStore(path, embedder=CountingEmbedder()).close()
     with sqlite3.connect(path) as conn:
         conn.execute("INSERT INTO schema_version VALUES (99, 'future')")
     before = path.read_bytes()
     with pytest.raises(StoreError, match=r"schema 99 .*upgrade jw-rag"):
-        SQLiteStore(path, embedder=WordEmbedder())
+        SQLiteStore(path, embedder=CountingEmbedder())
     assert path.read_bytes() == before
 
 
 def test_directory_path_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="directory"):
-        SQLiteStore(tmp_path, embedder=WordEmbedder())
+        SQLiteStore(tmp_path, embedder=CountingEmbedder())
 
 
 def test_reopen_keeps_everything(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     chunks = make_chunks("s", 30)
-    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder()) as s:
         s.replace_source("s", chunks, content_hash="h")
-    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder()) as s:
         assert s.get([c.id for c in chunks]) == chunks
         assert s.replace_source("s", chunks[:1], content_hash="h") is False
         assert s.search(chunks[7].text, k=1)[0].chunk == chunks[7]
@@ -62,9 +62,9 @@ def test_reopen_keeps_everything(tmp_path: Path) -> None:
 
 def test_other_embedder_model_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
-    with SQLiteStore(path, embedder=WordEmbedder(model_id="model-a")) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder(model_id="model-a")) as s:
         s.add(make_chunks("s", 3))
-    with SQLiteStore(path, embedder=WordEmbedder(model_id="model-b")) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder(model_id="model-b")) as s:
         with pytest.raises(StoreError, match="'model-a'.*'model-b'"):
             s.search("lamps", mode="dense")
         with pytest.raises(StoreError, match="model-a"):
@@ -77,8 +77,8 @@ def test_other_embedder_model_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_dense_cache_sees_writes_from_another_connection(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
-    reader = SQLiteStore(path, embedder=WordEmbedder())
-    writer = SQLiteStore(path, embedder=WordEmbedder())
+    reader = SQLiteStore(path, embedder=CountingEmbedder())
+    writer = SQLiteStore(path, embedder=CountingEmbedder())
     writer.add(make_chunks("a", 5))
     assert len(reader.search("lamps", k=50)) == 5
     writer.add(make_chunks("b", 4))
@@ -91,11 +91,11 @@ def test_dense_cache_sees_writes_from_another_connection(tmp_path: Path) -> None
 
 def test_open_store_routes_locations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nested = tmp_path / "a" / "b" / "store.sqlite"
-    s = open_store(str(nested), embedder=WordEmbedder())
+    s = open_store(str(nested), embedder=CountingEmbedder())
     assert isinstance(s, SQLiteStore) and nested.exists()
     s.close()
     monkeypatch.setenv("JW_STORE", str(tmp_path / "env.sqlite"))
-    s = open_store(embedder=WordEmbedder())
+    s = open_store(embedder=CountingEmbedder())
     assert s.stats()["path"] == str(tmp_path / "env.sqlite")
     s.close()
     for dsn in ("postgresql://u@localhost/db", "postgres://localhost/db"):
@@ -111,6 +111,6 @@ def test_open_store_routes_locations(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_default_store_is_under_jw_home(_isolated_home: Path) -> None:
-    s = open_store(embedder=WordEmbedder())
+    s = open_store(embedder=CountingEmbedder())
     assert Path(s.stats()["path"]) == _isolated_home / "store.sqlite"
     s.close()

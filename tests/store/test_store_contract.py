@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from store_helpers import TableEmbedder, WordEmbedder, make_chunks
+from store_helpers import CountingEmbedder, TableEmbedder, make_chunks
 
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
@@ -105,7 +105,7 @@ def test_bm25_operator_words_are_plain_words(store: Store) -> None:
 def test_dense_finds_the_chunk_sharing_words(filled: Store) -> None:
     assert _ids(filled.search("Noah built the ark", k=1, mode="dense")) == ["en:3"]
     hits = filled.search("Noah built the ark", k=3, mode="dense")
-    assert hits[0].score == pytest.approx(1.0, abs=0.2)
+    assert hits[0].score > 0.5 > hits[1].score
     assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
 
 
@@ -183,7 +183,7 @@ def test_replace_source_replaces_only_that_source(filled: Store) -> None:
 
 
 def test_replace_source_is_a_no_op_for_an_unchanged_hash(store_factory) -> None:
-    emb = WordEmbedder()
+    emb = CountingEmbedder()
     s = store_factory(embedder=emb)
     assert s.replace_source("s", make_chunks("s", 5, "v1"), content_hash="h1") is True
     calls = emb.calls
@@ -233,7 +233,7 @@ def test_stats_counts(filled: Store) -> None:
     assert st["languages"] == {"en": 3, "es": 2, "pt": 2, "unknown": 1}
     assert st["chunkers"] == {"paragraph": 8}
     assert st["chunker_versions"] == {"paragraph": {"1": 7, "2": 1}}
-    assert st["model_id"] == "test-words-32"
+    assert st["model_id"] == "fake-32"
 
 
 def test_embed_prefix_is_embedded_but_not_stored(store_factory) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_helpers import WordEmbedder, make_chunks
+from store_helpers import CountingEmbedder, make_chunks
 
 from jw_rag.store import SQLiteStore
 
@@ -22,7 +22,7 @@ HELPERS = Path(__file__).resolve().parent
 
 
 def _snapshot(path: Path) -> dict[str, Any]:
-    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder()) as s:
         st = s.stats()
         st.pop("size_bytes")
         ids = [f"book:{i}" for i in range(400)] + ["other:0", "other:1"]
@@ -39,7 +39,7 @@ def _snapshot(path: Path) -> dict[str, Any]:
 def _seed(path: Path) -> None:
     from jw_rag.model import Chunk
 
-    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder()) as s:
         parent = Chunk("book:p0", "the old parent", "book")
         s.replace_source(
             "book", make_chunks("book", 300, "old"), content_hash="v1", parents=[parent]
@@ -65,7 +65,7 @@ def test_exception_mid_write_leaves_store_unchanged(tmp_path: Path) -> None:
             if Failing.batches == 3:
                 raise _Boom("disk full")
 
-    with Failing(path, embedder=WordEmbedder()) as s:
+    with Failing(path, embedder=CountingEmbedder()) as s:
         with pytest.raises(_Boom):
             s.replace_source("book", make_chunks("book", 5000, "new"), content_hash="v2")
         # The same connection keeps working after the rollback.
@@ -78,7 +78,7 @@ CHILD = textwrap.dedent(
     import sys, time
     from pathlib import Path
     sys.path.insert(0, {helpers!r})
-    from store_helpers import WordEmbedder, make_chunks
+    from store_helpers import CountingEmbedder, make_chunks
     from jw_rag.store.sqlite_store import SQLiteStore
 
     class Pausing(SQLiteStore):
@@ -90,7 +90,7 @@ CHILD = textwrap.dedent(
                 Path({marker!r}).write_text("writing")
                 time.sleep(600)
 
-    store = Pausing({path!r}, embedder=WordEmbedder())
+    store = Pausing({path!r}, embedder=CountingEmbedder())
     store.replace_source("book", make_chunks("book", 20000, "new"), content_hash="v2")
     """
 )
@@ -121,7 +121,7 @@ def test_killed_process_mid_replace_leaves_store_unchanged(tmp_path: Path) -> No
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     # and it still takes writes
-    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder()) as s:
         assert s.replace_source("book", make_chunks("book", 10, "new"), content_hash="v2")
         assert s.stats()["per_source"] == {"book": 10, "other": 2}
 
@@ -131,13 +131,13 @@ WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     sys.path.insert(0, {helpers!r})
-    from store_helpers import WordEmbedder, make_chunks
+    from store_helpers import CountingEmbedder, make_chunks
     from jw_rag.store import SQLiteStore
 
     start = Path({start!r})
     while not start.exists():
         time.sleep(0.01)
-    store = SQLiteStore({path!r}, embedder=WordEmbedder())
+    store = SQLiteStore({path!r}, embedder=CountingEmbedder())
     for i in range(25):
         sid = "{name}-" + str(i)
         store.replace_source(sid, make_chunks(sid, 40, "{name}"), content_hash="h")
@@ -150,7 +150,7 @@ WRITER = textwrap.dedent(
 def test_two_processes_ingesting_concurrently_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "s.sqlite"
     start = tmp_path / "go"
-    SQLiteStore(path, embedder=WordEmbedder()).close()
+    SQLiteStore(path, embedder=CountingEmbedder()).close()
     procs = [
         subprocess.Popen(
             [
@@ -166,7 +166,7 @@ def test_two_processes_ingesting_concurrently_lose_nothing(tmp_path: Path) -> No
     for p in procs:
         _, err = p.communicate(timeout=240)
         assert p.returncode == 0, err.decode()
-    with SQLiteStore(path, embedder=WordEmbedder()) as s:
+    with SQLiteStore(path, embedder=CountingEmbedder()) as s:
         st = s.stats()
         assert st["chunks"] == 2 * 25 * 43
         assert st["sources"] == 2 * 25 * 2

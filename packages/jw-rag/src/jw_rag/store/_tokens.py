@@ -83,5 +83,7 @@ def query_terms(query: str, language: str | None = None) -> list[str]:
 
 def match_expression(terms: Iterable[str]) -> str:
     """An FTS5 MATCH expression that ORs ``terms``, each as a quoted string,
-    so operators, brackets or quotes in user text are just characters."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    so operators, brackets or quotes in user text are just characters (NUL,
+    which would end the string early, is dropped)."""
+    cleaned = (t.replace("\x00", "") for t in terms)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in cleaned if t)
