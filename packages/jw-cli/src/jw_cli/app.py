@@ -28,7 +28,7 @@ app.add_typer(eval_app, name="eval")
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
-        app(args=argv, prog_name="jw", standalone_mode=False)
+        rv = app(args=argv, prog_name="jw", standalone_mode=False)
     except JwRagError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             typer.echo("aborted", err=True)
             return 130
         raise
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,157 @@
+"""The chunker bench end to end: tiny SQuAD fixture, the bundled corpus, peers, gate, CLI."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from jw_cli.app import main
+from jw_eval.bench import BenchOptions, parse_variants, run_chunker_bench, write_report
+from jw_eval.bench.chunking import VariantChunker, chunk_range
+from jw_eval.bench.expansion import delivered_chunks
+from jw_eval.bench.variants import parse_variant
+from jw_eval.datasets import load_dataset
+from jw_eval.datasets.model import BenchQuery
+from jw_rag.embed import FakeEmbedder
+from jw_rag.errors import ConfigError
+from jw_rag.store import SQLiteStore
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
+SQUAD = FIXTURES / "squad_tiny.json"
+BUNDLED = (
+    Path(__file__).resolve().parents[2] / "packages" / "jw-eval" / "fixtures" / "chunker_bench"
+)
+
+
+def _variant(report: dict, name: str) -> dict:
+    return next(v for v in report["variants"] if v["name"] == name)
+
+
+def test_squad_fixture_end_to_end_report_structure(tmp_path: Path) -> None:
+    opts = BenchOptions(variants="paragraph,semantic", dataset=SQUAD, k=3)
+    report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
+    assert report["schema_version"] == 1
+    assert report["dataset"]["n_queries"] == 6 and report["dataset"]["n_documents"] == 2
+    assert report["dataset"]["loader_stats"]["questions_dropped"] == 1
+    para = _variant(report, "paragraph")
+    assert para["n_chunks"] == 6  # one chunk per context paragraph
+    assert set(para["metrics"]) == set(report["metric_names"])
+    assert para["metrics"]["ndcg@10"]["ci95"][0] <= para["metrics"]["ndcg@10"]["value"]
+    assert para["by_language"]["en"]["n"] == 6
+    rows = {r["id"]: r for r in para["queries"]}
+    # an easy question: its words are in exactly one paragraph
+    assert rows["lh-2"]["mrr@3"] == 1.0 and rows["lh-2"]["hit@3"] == 1.0
+    assert rows["lh-2"]["top_ids"][0].startswith("Lighthouses:")
+    assert set(report["deltas"]) == {"delta_semantic_vs_paragraph"}
+    assert "gate" not in report["deltas"]["delta_semantic_vs_paragraph"]["en"]
+    assert report["gate"]["passed"] is None
+    assert set(para["timings_s"]) == {"chunk", "embed_index", "search", "score"}
+
+    written = write_report(report, "json", tmp_path / "r.json")
+    assert json.loads(written[0].read_text())["variants"][0]["name"] == "paragraph"
+    assert ET.fromstring(written[1].read_text()).tag.endswith("svg")
+    md = write_report(report, "md", tmp_path / "r.md")[0].read_text()
+    assert "| paragraph | 6 |" in md and "delta_semantic_vs_paragraph" in md
+
+
+@pytest.mark.parametrize(
+    "spec", ["langchain-recursive:200", "chonkie-recursive:200", "semchunk:200"]
+)
+def test_peer_chunks_map_back_to_exact_spans(spec: str) -> None:
+    ds = load_dataset(SQUAD)
+    chunker = VariantChunker(parse_variant(spec))
+    for doc in ds.documents.values():
+        chunks = chunker.chunk(doc)
+        assert len(chunks) >= len(doc.paragraphs)
+        for c in chunks:
+            r = chunk_range(doc, c)
+            assert doc.text[r.start : r.end] == c.text
+            assert len(c.text) <= 200
+
+
+def test_gate_fails_and_cli_exits_non_zero(tmp_path: Path) -> None:
+    opts = BenchOptions(variants="paragraph,semantic", dataset=SQUAD, min_lift=1000.0)
+    result = run_chunker_bench(opts, embedder=FakeEmbedder())
+    assert not result.passed
+    assert result.report["gate"]["failures"] == ["semantic/en"]
+    out = tmp_path / "gate.md"
+    argv = ["eval", "chunker-bench", "--dataset", str(SQUAD), "--embedder", "fake", "--quiet"]
+    assert main([*argv, "--out", str(out), "--min-lift", "1000"]) == 1
+    assert out.is_file() and out.with_suffix(".svg").is_file()  # written even when failing
+    assert main([*argv, "--out", str(out)]) == 0
+    assert main([*argv, "--variants", "nope"]) == 2
+
+
+def test_bad_options_are_one_line_errors() -> None:
+    with pytest.raises(ConfigError, match="unknown variant 'nope'"):
+        parse_variants("paragraph,nope")
+    with pytest.raises(ConfigError, match="twice"):
+        parse_variants("paragraph,paragraph")
+    spec = parse_variants("semantic:max_chars=900,min_chars=40,paragraph")
+    assert [s.label for s in spec] == ["semantic:max_chars=900,min_chars=40", "paragraph"]
+    assert spec[0].options == {"max_chars": 900, "min_chars": 40}
+    with pytest.raises(ConfigError, match="retriever"):
+        run_chunker_bench(BenchOptions(dataset=SQUAD, retriever="x"), embedder=FakeEmbedder())
+
+
+def test_neighbour_expansion_delivers_prev_and_next(tmp_path: Path) -> None:
+    ds = load_dataset(SQUAD)
+    doc = ds.documents["Lighthouses"]
+    chunks = VariantChunker(parse_variant("paragraph")).chunk(doc)
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder())
+    store.replace_source(doc.doc_id, chunks)
+    hits = store.search("Fresnel lens invented 1822", k=1)
+    assert hits[0].chunk.id == chunks[1].id
+    (got,) = delivered_chunks(store, hits, "neighbors")
+    assert [c.id for c in got] == [c.id for c in chunks]
+    (alone,) = delivered_chunks(store, hits, "none")
+    assert [c.id for c in alone] == [chunks[1].id]
+
+
+@pytest.mark.skipif(not (BUNDLED / "doctrinal_queries.yaml").is_file(), reason="no bundled corpus")
+def test_bundled_corpus_end_to_end_finds_known_paragraphs() -> None:
+    import jw_eval.bench.chunker_bench as cb
+
+    ds = load_dataset(BUNDLED)
+    first = ds.queries[0]
+    e = first.expected[0]
+    easy = BenchQuery("easy", ds.documents[e.doc_id].text[e.start : e.end], first.language, (e,))
+    ds.queries.insert(0, easy)
+    original = cb._load
+    cb._load = lambda _o: (ds, str(BUNDLED))
+    try:
+        report = run_chunker_bench(BenchOptions(), embedder=FakeEmbedder()).report
+    finally:
+        cb._load = original
+    assert set(report["dataset"]["languages"]) == {"en", "es", "pt"}
+    for v in report["variants"]:
+        row = v["queries"][0]
+        assert row["id"] == "easy" and row["hit@10"] == 1.0 and row["mrr@10"] == 1.0
+        assert v["multi_span"]["n"] > 0
+    deltas = report["deltas"]["delta_semantic_vs_paragraph"]
+    assert set(deltas) == {"en", "es", "pt"}
+    for lang, m in report["markers"].items():
+        assert m["paragraphs"] > 0 and 0 < m["continuation_rate"] < 1, lang
+
+
+def test_real_use_embedder_on_the_tiny_fixture() -> None:
+    from jw_rag.embed import get_embedder
+
+    opts = BenchOptions(variants="paragraph", dataset=SQUAD, k=3)
+    report = run_chunker_bench(opts, embedder=get_embedder("use", cache=True)).report
+    assert report["config"]["embedder"].startswith("use")
+    metrics = _variant(report, "paragraph")["metrics"]
+    assert metrics["hit@3"]["value"] == 1.0
+    assert metrics["ndcg@10"]["value"] >= 0.8
+
+
+def test_limit_and_language_options() -> None:
+    opts = BenchOptions(variants="paragraph", dataset=SQUAD, limit=2)
+    report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
+    assert [r["id"] for r in report["variants"][0]["queries"]] == ["lh-1", "lh-2"]
+    with pytest.raises(ConfigError, match="either --dataset or --queries"):
+        run_chunker_bench(replace(opts, queries=SQUAD), embedder=FakeEmbedder())
