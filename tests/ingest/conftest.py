@@ -1,11 +1,12 @@
-"""Ingest test helpers: a recording store, a loopback HTTP server, fixture paths."""
+"""Ingest test helpers: a recording store, a loopback HTTP server, fixture paths,
+and hand-written PDFs (Helvetica text lines placed on each page)."""
 
 from __future__ import annotations
 
 import http.server
 import socket
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ class RecordingStore:
         self.sources: dict[str, list[Chunk]] = {}
         self.hashes: dict[str, str | None] = {}
         self.calls: list[tuple[str, int, str | None]] = []
+        self.metadata: dict[str, dict[str, Any]] = {}
 
     def add(self, chunks: Sequence[Chunk]) -> int:
         for c in chunks:
@@ -31,9 +33,16 @@ class RecordingStore:
         return len(chunks)
 
     def replace_source(
-        self, source_id: str, chunks: Sequence[Chunk], *, content_hash: str | None = None
+        self,
+        source_id: str,
+        chunks: Sequence[Chunk],
+        *,
+        content_hash: str | None = None,
+        parents: Sequence[Chunk] = (),
+        source_metadata: Mapping[str, Any] | None = None,
     ) -> bool:
         self.calls.append((source_id, len(chunks), content_hash))
+        self.metadata[source_id] = dict(source_metadata or {})
         if content_hash is not None and self.hashes.get(source_id) == content_hash:
             return False
         self.sources[source_id] = list(chunks)
@@ -104,3 +113,61 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+Line = tuple[float, float, str] | tuple[float, float, str, float]  # x, y, text[, font size]
+
+
+def _escape(text: str) -> bytes:
+    raw = text.encode("cp1252")
+    return raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+
+
+def _content(lines: list[Line]) -> bytes:
+    ops = [b"BT"]
+    for line in lines:
+        x, y, text = line[0], line[1], line[2]
+        size = line[3] if len(line) > 3 else 12  # type: ignore[misc]
+        ops.append(f"/F1 {size:g} Tf 1 0 0 1 {x:g} {y:g} Tm".encode())
+        ops.append(b"(" + _escape(text) + b") Tj")
+    ops.append(b"ET")
+    return b"\n".join(ops)
+
+
+def write_pdf(path: Path, pages: list[list[Line]]) -> Path:
+    """A PDF with one page per entry; each line is drawn at (x, y) in points."""
+    n = len(pages)
+    objects: list[bytes] = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids ["
+        + b" ".join(f"{4 + 2 * i} 0 R".encode() for i in range(n))
+        + f"] /Count {n} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
+    for i, lines in enumerate(pages):
+        stream = _content(lines)
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode()
+        )
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for off in offsets:
+        out += f"{off:010d} 00000 n \n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    path.write_bytes(bytes(out))
+    return path
+
+
+@pytest.fixture
+def make_pdf() -> Callable[[Path, list[list[Line]]], Path]:
+    """``write_pdf(path, pages)``: one page per entry, lines of (x, y, text[, size])."""
+    return write_pdf

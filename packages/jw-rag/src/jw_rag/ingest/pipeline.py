@@ -95,6 +95,12 @@ def _metadata(doc: Document) -> dict[str, Any]:
     return meta
 
 
+def _source_metadata(doc: Document, chunker: Chunker) -> dict[str, Any]:
+    meta = {k: v for k, v in doc.metadata.items() if isinstance(v, str | int | float | bool)}
+    meta.update(title=doc.title, language=doc.language, chunker=chunker.name)
+    return meta
+
+
 def _add_embed_prefix(chunks: list[Chunk], title: str) -> None:
     for c in chunks:
         parts: list[str] = [title] if title else []
@@ -174,7 +180,10 @@ def ingest_documents(
     results = []
     for doc, chunks in prepared:
         changed = store.replace_source(
-            doc.source_id, chunks, content_hash=content_hash(doc, resolved)
+            doc.source_id,
+            chunks,
+            content_hash=content_hash(doc, resolved),
+            source_metadata=_source_metadata(doc, resolved),
         )
         results.append(_result(doc, chunks, resolved, changed))
     return results

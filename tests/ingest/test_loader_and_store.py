@@ -1,0 +1,127 @@
+"""load_documents dispatch, folder ids, the bundled corpus, and ingest into SQLiteStore."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jw_rag.chunkers import get_chunker
+from jw_rag.embed import FakeEmbedder
+from jw_rag.ingest import (
+    KINDS,
+    ingest_article,
+    ingest_bible_chapter,
+    ingest_document,
+    ingest_pdf,
+    load_documents,
+)
+from jw_rag.ingest import __all__ as ingest_all
+from jw_rag.model import rebuild_text
+from jw_rag.store import SQLiteStore
+
+CORPUS = Path(__file__).resolve().parents[2] / "packages/jw-eval/fixtures/chunker_bench/corpus"
+
+
+def test_public_names_exist() -> None:
+    import jw_rag.ingest as ingest
+
+    assert sorted(ingest_all) == sorted(set(ingest_all))
+    assert all(hasattr(ingest, name) for name in ingest_all)
+    assert set(KINDS) == {"article", "bible", "epub", "pdf", "markdown", "text"}
+
+
+def test_dispatch_by_extension_and_content(fixtures: Path, tmp_path: Path, make_pdf) -> None:
+    formats = {
+        name: load_documents(fixtures / name)[0].metadata["format"]
+        for name in ["article_en.html", "john-3.html", "guide.md", "notes.txt"]
+    }
+    assert formats == {
+        "article_en.html": "article",
+        "john-3.html": "bible_chapter",  # wol verse ids in an .html page
+        "guide.md": "markdown",
+        "notes.txt": "text",
+    }
+    assert load_documents(fixtures / "psalm-23.txt", kind="bible")[0].source_id == "psalm:23"
+    odd = tmp_path / "download.bin"
+    make_pdf(odd, [[(72, 700, "Content-sniffed PDF text.")]])
+    assert load_documents(odd)[0].metadata["format"] == "pdf"
+    page = tmp_path / "page"
+    shutil.copy(fixtures / "article_en.html", page)
+    assert load_documents(page)[0].metadata["format"] == "article"
+
+
+def test_folder_ids_are_relative_paths(fixtures: Path, tmp_path: Path) -> None:
+    (tmp_path / "en").mkdir()
+    (tmp_path / "es").mkdir()
+    shutil.copy(fixtures / "article_en.html", tmp_path / "en" / "journal.html")
+    shutil.copy(fixtures / "article_en.html", tmp_path / "es" / "journal.html")
+    shutil.copy(fixtures / "notes.txt", tmp_path / "notes.txt")
+    (tmp_path / "ignored.json").write_text("{}", encoding="utf-8")
+    ids = [d.source_id for d in load_documents(tmp_path)]
+    assert ids == ["en/journal", "es/journal", "notes"]
+
+
+def test_url_dispatch(http_base: str) -> None:
+    assert load_documents(f"{http_base}/guide.md")[0].metadata["format"] == "markdown"
+    assert load_documents(f"{http_base}/john-3.html")[0].source_id == "john:3"
+
+
+def test_bundled_corpus_keeps_every_pid() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("benchmark corpus not present")
+    docs = load_documents(CORPUS)
+    assert len(docs) >= 10
+    for doc in docs:
+        lang = doc.source_id.split("/")[0]
+        assert doc.language == lang
+        pids = [p.id for p in doc.paragraphs if p.kind != "heading"]
+        assert pids == [str(i) for i in range(1, len(pids) + 1)], doc.source_id
+        assert all(p.text and not p.text[0].isdigit() for p in doc.paragraphs if p.id)
+        assert doc.title
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> SQLiteStore:
+    return SQLiteStore(tmp_path / "index.db", FakeEmbedder(dim=64))
+
+
+def test_end_to_end_article_search(fixtures: Path, sqlite_store: SQLiteStore) -> None:
+    first = ingest_article(sqlite_store, fixtures / "article_en.html", chunker="semantic")
+    assert not first.skipped and first.chunks > 0
+    assert ingest_article(sqlite_store, fixtures / "article_en.html", chunker="semantic").skipped
+    hits = sqlite_store.search("weather sowing date", k=3, mode="bm25")
+    assert hits and "2" in hits[0].chunk.metadata["para_ids"]
+    assert hits[0].chunk.metadata["title"] == "Why Keep a Garden Journal?"
+    dense = sqlite_store.search("journal winter spring changes", k=2, mode="dense")
+    assert dense and dense[0].chunk.source_id == "article_en"
+
+
+def test_end_to_end_bible_and_pdf(fixtures: Path, tmp_path: Path, sqlite_store, make_pdf) -> None:
+    ingest_bible_chapter(sqlite_store, fixtures / "john-3.html")
+    hits = sqlite_store.search("Nicodemus", k=5, mode="bm25", filters={"source_id": "john:3"})
+    assert [h.chunk.metadata["para_ids"] for h in hits] == [["john:3:1"]]
+    pdf = make_pdf(
+        tmp_path / "p.pdf", [[(72, 700, "Alpha page text.")], [(72, 700, "Beta zebra.")]]
+    )
+    ingest_pdf(sqlite_store, pdf, language="en", chunker=get_chunker("paragraph", min_chars=0))
+    zebra = sqlite_store.search("zebra", k=1, mode="bm25", filters={"source_id": "p"})
+    assert zebra[0].chunk.text == "Beta zebra."
+    assert zebra[0].chunk.metadata["pages"] == [2]
+
+
+def test_end_to_end_corpus_round_trip(sqlite_store: SQLiteStore) -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("benchmark corpus not present")
+    docs = load_documents(CORPUS / "es")
+    results = [ingest_document(sqlite_store, doc, chunker="paragraph") for doc in docs]
+    stats = sqlite_store.stats()
+    assert stats["sources"] == len(docs)
+    assert stats["chunks"] == sum(r.chunks for r in results)
+    assert stats["languages"] == {"es": stats["chunks"]}
+    doc = docs[0]
+    hits = sqlite_store.search(doc.paragraphs[3].text, k=1, mode="bm25")
+    chunk = hits[0].chunk
+    assert chunk.source_id == doc.source_id
+    assert rebuild_text(doc.paragraphs, chunk.metadata["span"]) == chunk.text
