@@ -69,3 +69,12 @@ def test_cached_equals_uncached(tmp_path_factory, texts):
     np.testing.assert_allclose(once, expected, atol=1e-6)
     np.testing.assert_array_equal(once, twice)
     assert emb.misses == len(set(texts)) and emb.hits == len(set(texts))
+
+
+def test_cached_vectors_of_another_size_are_not_mixed_in(tmp_path):
+    cache = EmbeddingCache(tmp_path / "c.sqlite")
+    cache.put_many("fake-8", ["stale"], np.ones((1, 4), dtype=np.float32))  # wrong size
+    inner = CountingEmbedder(8)
+    out = CachedEmbedder(inner, cache).embed(["stale", "fresh"])
+    assert out.shape == (2, 8)
+    np.testing.assert_allclose(out, FakeEmbedder(8).embed(["stale", "fresh"]), atol=1e-6)

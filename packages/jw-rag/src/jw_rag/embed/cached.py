@@ -50,7 +50,7 @@ class CachedEmbedder:
         missing = [text for j, text in enumerate(unique) if j not in cached]
         by_text = {unique[j]: vec for j, vec in cached.items()}
         if missing:
-            fresh = normalise_rows(self.inner.embed(missing), len(missing), None, model_id)
+            fresh = self._embed_fresh(missing)
             self.cache.put_many(model_id, missing, fresh)
             by_text.update(zip(missing, fresh, strict=True))
         with self._lock:
@@ -59,8 +59,11 @@ class CachedEmbedder:
         dims = {vec.shape[0] for vec in by_text.values()}
         if len(dims) != 1:
             # the cache holds vectors of another size under this model id: trust the model
-            by_text = dict(zip(unique, self.inner.embed(unique), strict=True))
+            by_text = dict(zip(unique, self._embed_fresh(unique), strict=True))
         return np.stack([by_text[text] for text in items]).astype(np.float32, copy=False)
+
+    def _embed_fresh(self, texts: list[str]) -> Vectors:
+        return normalise_rows(self.inner.embed(texts), len(texts), None, self.inner.model_id)
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, {self.cache!r})"
