@@ -133,3 +133,11 @@ def test_unknown_book_and_chapter_needs_the_caller(tmp_path: Path) -> None:
     with pytest.raises(IngestError, match="pass book= and chapter="):
         parse_bible_chapter(path)
     assert parse_bible_chapter(path, book="Ruth", chapter=1).source_id == "ruth:1"
+
+
+def test_html_fragment_without_html_element(tmp_path: Path) -> None:
+    path = tmp_path / "ruth-2.html"
+    path.write_text(
+        "<span><sup>1</sup> Uno.</span> <span><sup>2</sup> Dos.</span>", encoding="utf-8"
+    )
+    assert _verses(parse_bible_chapter(path)) == [("ruth:2:1", "Uno."), ("ruth:2:2", "Dos.")]

@@ -187,7 +187,7 @@ def parse_bible_bytes(
     if looks_binary(loaded.data):
         raise IngestError(f"{loaded.name} holds binary data, not a Bible chapter; check the file")
     head = loaded.data.lstrip()[:512].lower()
-    is_html = head.startswith((b"<!doctype", b"<html", b"<?xml", b"<body", b"<div", b"<p"))
+    is_html = head.startswith(b"<")
     src_book: str | None = None
     src_chapter: int | None = None
     title = ""

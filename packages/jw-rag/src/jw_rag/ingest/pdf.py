@@ -150,7 +150,7 @@ def _open(loaded: Loaded):  # -> pypdf.PdfReader
     import pypdf
     from pypdf.errors import PyPdfError
 
-    if not loaded.data.lstrip()[:1024].find(b"%PDF") >= 0:
+    if b"%PDF" not in loaded.data[:1024]:
         raise IngestError(f"{loaded.name} is not a PDF (no %PDF header); check the file")
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
