@@ -5,23 +5,35 @@
 >>> chunks = chunker.chunk(["Premise ...", "However, ..."], "doc-1")
 """
 
+from jw_rag.chunkers.embedding_chunker import EmbeddingChunker
 from jw_rag.chunkers.markers import MarkerSet, load_markers, marker_languages
+from jw_rag.chunkers.page_chunker import PageChunker
 from jw_rag.chunkers.paragraph_chunker import ParagraphChunker, chunk_paragraphs
+from jw_rag.chunkers.parent_child import ParentChildChunker
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.chunkers.registry import available_chunkers, get_chunker, register_chunker
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
+from jw_rag.chunkers.structure_chunker import StructureChunker
 from jw_rag.model import Chunk, Paragraph
 
 register_chunker("paragraph", ParagraphChunker)
 register_chunker("semantic", SemanticChunker)
+register_chunker("structure", StructureChunker)
+register_chunker("page", PageChunker)
+register_chunker("embedding", EmbeddingChunker)
+register_chunker("parent-child", ParentChildChunker)
 
 __all__ = [
     "Chunk",
     "Chunker",
+    "EmbeddingChunker",
     "MarkerSet",
+    "PageChunker",
     "Paragraph",
     "ParagraphChunker",
+    "ParentChildChunker",
     "SemanticChunker",
+    "StructureChunker",
     "available_chunkers",
     "chunk_paragraphs",
     "get_chunker",

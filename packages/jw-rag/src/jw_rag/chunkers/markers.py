@@ -82,12 +82,20 @@ class _Matcher:
 class MarkerSet:
     """The continuation and closure markers of one language."""
 
-    def __init__(self, language: str, continuation: list[_Marker], closure: list[_Marker]) -> None:
+    def __init__(
+        self,
+        language: str,
+        continuation: list[_Marker],
+        closure: list[_Marker],
+        reference: list[_Marker] | None = None,
+    ) -> None:
         self.language = language
         self.continuation_markers = tuple(m.marker for m in continuation)
         self.closure_markers = tuple(m.marker for m in closure)
+        self.reference_markers = tuple(m.marker for m in reference or ())
         self._continuation = _Matcher(continuation)
         self._closure = _Matcher(closure)
+        self._reference = _Matcher(list(reference or ()))
 
     def continuation(self, paragraph: str) -> str | None:
         """The continuation marker ``paragraph`` opens with, if any."""
@@ -96,6 +104,17 @@ class MarkerSet:
     def closure(self, paragraph: str) -> str | None:
         """The closure marker ``paragraph`` opens with, if any."""
         return self._closure(paragraph)
+
+    def reference(self, paragraph: str) -> str | None:
+        """The back-reference opener ("This", "Esto", "Isso") ``paragraph`` starts with, if any."""
+        return self._reference(paragraph)
+
+    def links_back(self, paragraph: str) -> str | None:
+        """Any opener that ties ``paragraph`` to the one before it: continuation,
+        closure or back-reference."""
+        return (
+            self._continuation(paragraph) or self._closure(paragraph) or self._reference(paragraph)
+        )
 
     def __repr__(self) -> str:
         return (
@@ -132,7 +151,8 @@ def _load_all(path: str | None) -> dict[str, MarkerSet]:
             raise ConfigError(f"markers for {lang!r} must be an object")
         cont = [_parse_marker(m, f"{lang}.continuation") for m in entry.get("continuation", [])]
         clos = [_parse_marker(m, f"{lang}.closure") for m in entry.get("closure", [])]
-        out[lang] = MarkerSet(lang, cont, clos)
+        refs = [_parse_marker(m, f"{lang}.reference") for m in entry.get("reference", [])]
+        out[lang] = MarkerSet(lang, cont, clos, refs)
     return out
 
 

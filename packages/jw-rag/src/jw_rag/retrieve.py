@@ -1,0 +1,243 @@
+"""Retrieval: search a store, then deliver what a reader needs around each hit.
+
+``retrieve(store, query, expand=...)`` runs ``store.search`` and fills each
+hit's ``expanded`` with the chunks to deliver, in reading order:
+
+``"none"``
+    the hit alone.
+``"neighbors"``
+    the hit with up to ``window`` chunks before and after it.
+``"chain"``
+    marker-aware neighbours: walk backwards while the current first chunk
+    opens with a continuation, closure or back-reference marker of its language
+    ("However, ...", "Por lo tanto, ...", "Isso ..."), and forwards while the
+    next chunk does, at most ``window`` steps each way (default 2). An
+    argument split over paragraphs comes back whole; a self-contained
+    paragraph comes back alone.
+``"parent"``
+    the hit's parent (chunks ingested with ``ParentChildChunker``); hits that
+    share a parent are delivered once, at the best child's rank.
+
+Every mode deduplicates: a chunk delivered for an earlier hit is not delivered
+again, and a hit already delivered that way is dropped. Hard caps bound the
+result: ``max_parents`` parents (default 5) and ``max_context_tokens`` of
+delivered text in total (default 4,000; a token is estimated as 4
+characters). The first hit is always delivered, truncated to nothing else.
+
+Stale state: a child whose parent is missing, or whose parent's
+``source_hash`` or ``chunker_version`` differs from what the child recorded,
+raises :class:`~jw_rag.errors.StaleIndexError` — retrieval never returns a
+parent that changed after its children were indexed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from jw_rag.chunkers.markers import MarkerSet, load_markers
+from jw_rag.errors import ConfigError, StaleIndexError
+from jw_rag.model import Chunk
+from jw_rag.store.protocol import SearchHit, SearchMode, Store
+
+__all__ = [
+    "DEFAULT_MAX_CONTEXT_TOKENS",
+    "DEFAULT_MAX_PARENTS",
+    "EXPANSIONS",
+    "Expansion",
+    "approx_tokens",
+    "expand_hits",
+    "retrieve",
+]
+
+Expansion = Literal["none", "neighbors", "chain", "parent"]
+EXPANSIONS: tuple[str, ...] = ("none", "neighbors", "chain", "parent")
+DEFAULT_MAX_PARENTS = 5
+DEFAULT_MAX_CONTEXT_TOKENS = 4000
+CHARS_PER_TOKEN = 4
+
+
+def approx_tokens(text: str) -> int:
+    """Token estimate used by the context cap: one token per 4 characters."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def retrieve(
+    store: Store,
+    query: str,
+    k: int = 10,
+    *,
+    mode: SearchMode = "dense",
+    filters: Mapping[str, Any] | None = None,
+    expand: Expansion | str | None = "none",
+    window: int | None = None,
+    max_parents: int = DEFAULT_MAX_PARENTS,
+    max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
+) -> list[SearchHit]:
+    """Search ``store`` and expand the hits (see the module docstring)."""
+    hits = store.search(query, k, mode=mode, filters=filters)
+    return expand_hits(
+        store,
+        hits,
+        expand=expand,
+        window=window,
+        max_parents=max_parents,
+        max_context_tokens=max_context_tokens,
+    )
+
+
+def expand_hits(
+    store: Store,
+    hits: Sequence[SearchHit],
+    *,
+    expand: Expansion | str | None = "none",
+    window: int | None = None,
+    max_parents: int = DEFAULT_MAX_PARENTS,
+    max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
+) -> list[SearchHit]:
+    """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits."""
+    mode = (expand or "none").lower()
+    if mode not in EXPANSIONS:
+        raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
+    if window is None:
+        window = 2 if mode == "chain" else 1
+    if window < 0:
+        raise ConfigError(f"window must be >= 0, got {window}")
+    if max_parents < 1:
+        raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
+    if mode == "parent":
+        groups = _parent_groups(store, hits)
+    elif mode in ("neighbors", "chain"):
+        groups = _neighbour_groups(store, hits, window, chain=mode == "chain")
+    else:
+        groups = [[h.chunk] for h in hits]
+    return _deliver(hits, groups, max_context_tokens, max_parents if mode == "parent" else None)
+
+
+def _deliver(
+    hits: Sequence[SearchHit],
+    groups: Sequence[list[Chunk]],
+    max_context_tokens: int | None,
+    max_units: int | None,
+) -> list[SearchHit]:
+    """Deduplicate and cap: each hit delivers its group's chunks not delivered
+    yet; when the group does not fit the remaining budget the hit comes alone,
+    and when even that does not fit delivery stops (the first hit always comes)."""
+    budget = max_context_tokens
+    seen: set[str] = set()
+    out: list[SearchHit] = []
+    for hit, group in zip(hits, groups, strict=True):
+        fresh = [c for c in group if c.id not in seen]
+        if hit.chunk.id in seen or not fresh:
+            continue
+        if budget is not None:
+            cost = sum(approx_tokens(c.text) for c in fresh)
+            if cost > budget and out:
+                fresh = [hit.chunk]
+                cost = approx_tokens(hit.chunk.text)
+                if cost > budget:
+                    break
+            budget -= cost
+        seen.update(c.id for c in fresh)
+        seen.add(hit.chunk.id)
+        out.append(SearchHit(chunk=hit.chunk, score=hit.score, rank=hit.rank, expanded=fresh))
+        if max_units is not None and len(out) >= max_units:
+            break
+    return out
+
+
+def _neighbour_groups(
+    store: Store, hits: Sequence[SearchHit], window: int, *, chain: bool
+) -> list[list[Chunk]]:
+    known: dict[str, Chunk] = {h.chunk.id: h.chunk for h in hits}
+
+    def fetch(ids: set[str]) -> None:
+        missing = [i for i in ids if i and i not in known]
+        for c in store.get(missing):
+            known[c.id] = c
+
+    before: list[list[Chunk]] = [[] for _ in hits]
+    after: list[list[Chunk]] = [[] for _ in hits]
+    first = [h.chunk for h in hits]
+    last = [h.chunk for h in hits]
+    open_back = [True] * len(hits)
+    open_fwd = [True] * len(hits)
+    for _ in range(window):
+        wanted: set[str] = set()
+        for i in range(len(hits)):
+            if open_back[i] and (not chain or _links_back(first[i])):
+                wanted.add(first[i].metadata.get("prev_id") or "")
+            else:
+                open_back[i] = False
+            if open_fwd[i]:
+                wanted.add(last[i].metadata.get("next_id") or "")
+        fetch(wanted)
+        for i in range(len(hits)):
+            if open_back[i]:
+                prev = known.get(first[i].metadata.get("prev_id") or "")
+                if prev is None:
+                    open_back[i] = False
+                else:
+                    before[i].insert(0, prev)
+                    first[i] = prev
+            if open_fwd[i]:
+                nxt = known.get(last[i].metadata.get("next_id") or "")
+                if nxt is None or (chain and not _links_back(nxt)):
+                    open_fwd[i] = False
+                else:
+                    after[i].append(nxt)
+                    last[i] = nxt
+    return [[*before[i], hits[i].chunk, *after[i]] for i in range(len(hits))]
+
+
+_MARKERS: dict[str, MarkerSet | None] = {}
+
+
+def _links_back(chunk: Chunk) -> bool:
+    lang = chunk.metadata.get("language")
+    if not lang:
+        return False
+    if lang not in _MARKERS:
+        _MARKERS[lang] = load_markers(lang)
+    markers = _MARKERS[lang]
+    return markers is not None and markers.links_back(chunk.text) is not None
+
+
+def _parent_groups(store: Store, hits: Sequence[SearchHit]) -> list[list[Chunk]]:
+    getter = getattr(store, "get_parents", None)
+    wanted = [h.chunk.metadata.get("parent_id") for h in hits]
+    ids = [p for p in dict.fromkeys(wanted) if p]
+    if ids and getter is None:
+        raise ConfigError(
+            f"{type(store).__name__} keeps no parents: parent expansion needs a store with get_parents"
+        )
+    parents = {p.id: p for p in (getter(ids) if ids else [])}
+    groups: list[list[Chunk]] = []
+    for hit, parent_id in zip(hits, wanted, strict=True):
+        if not parent_id:
+            groups.append([hit.chunk])
+            continue
+        parent = parents.get(parent_id)
+        _check_fresh(hit.chunk, parent, parent_id)
+        assert parent is not None
+        groups.append([parent])
+    return groups
+
+
+def _check_fresh(child: Chunk, parent: Chunk | None, parent_id: str) -> None:
+    fix = f"re-ingest source {child.source_id!r} to rebuild its parents and children"
+    if parent is None:
+        raise StaleIndexError(
+            f"chunk {child.id!r} points to parent {parent_id!r}, which is not in the store: {fix}"
+        )
+    cm, pm = child.metadata, parent.metadata
+    if cm.get("source_hash") != pm.get("source_hash"):
+        raise StaleIndexError(
+            f"parent {parent_id!r} was rebuilt from a different version of {child.source_id!r} "
+            f"than chunk {child.id!r}: {fix}"
+        )
+    if cm.get("parent_version") not in (None, pm.get("chunker_version")):
+        raise StaleIndexError(
+            f"parent {parent_id!r} has chunker_version {pm.get('chunker_version')!r}, "
+            f"chunk {child.id!r} expected {cm.get('parent_version')!r}: {fix}"
+        )

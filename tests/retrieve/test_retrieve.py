@@ -1,0 +1,152 @@
+"""Retrieval with expansion: neighbours, marker-aware chains, parents, caps, staleness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jw_rag.chunkers import ParagraphChunker, ParentChildChunker
+from jw_rag.embed import FakeEmbedder
+from jw_rag.errors import ConfigError, StaleIndexError
+from jw_rag.model import Chunk, Paragraph
+from jw_rag.retrieve import approx_tokens, retrieve
+from jw_rag.store import SQLiteStore
+
+ARTICLE = [
+    "Many people believe the soul lives on after death, in heaven or somewhere else entirely.",
+    "However, Ezekiel 18:4 says plainly that the soul who sins is the one who will die.",
+    "Therefore, the soul is the person himself and not an immortal part inside him.",
+    "Gardens need water every morning during the hot summer months to grow tomatoes well.",
+    "This is why farmers in dry lands dig wells and channels before they plant anything.",
+    "Music has been part of worship since ancient times, with harps, cymbals and singing.",
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SQLiteStore:
+    s = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=64))
+    chunks = ParagraphChunker(min_chars=10).chunk(ARTICLE, "art", metadata={"language": "en"})
+    assert len(chunks) == len(ARTICLE)
+    s.replace_source("art", chunks)
+    return s
+
+
+def _paras(hit) -> list[int]:
+    return [c.metadata["para_ids"][0] for c in hit.expanded]
+
+
+def test_no_expansion_delivers_the_hit(store: SQLiteStore) -> None:
+    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1)
+    assert _paras(hits[0]) == [1]
+
+
+def test_neighbors_window_and_dedup(store: SQLiteStore) -> None:
+    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors")
+    assert _paras(hits[0]) == [0, 1, 2]
+    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors", window=2)
+    assert _paras(hits[0]) == [0, 1, 2, 3]
+    # two adjacent hits: the second one's context was already delivered, nothing twice
+    hits = retrieve(store, "soul", k=3, expand="neighbors")
+    delivered = [c.id for h in hits for c in h.expanded]
+    assert len(delivered) == len(set(delivered))
+
+
+def test_chain_follows_markers_only(store: SQLiteStore) -> None:
+    # the premise: "However" and "Therefore" open the next two paragraphs
+    hits = retrieve(store, "many people believe the soul lives on after death in heaven", k=1, expand="chain")
+    assert _paras(hits[0]) == [0, 1, 2]
+    # the conclusion pulls its premises back in
+    hits = retrieve(store, "the soul is the person himself not an immortal part", k=1, expand="chain")
+    assert _paras(hits[0]) == [0, 1, 2]
+    # "This is why ..." is a back-reference: the garden paragraph brings it along
+    hits = retrieve(store, "gardens need water summer tomatoes", k=1, expand="chain")
+    assert _paras(hits[0]) == [3, 4]
+    # a self-contained paragraph comes back alone
+    hits = retrieve(store, "music worship harps cymbals singing", k=1, expand="chain")
+    assert _paras(hits[0]) == [5]
+
+
+def test_context_cap(store: SQLiteStore) -> None:
+    hits = retrieve(store, "soul", k=6, expand="neighbors", max_context_tokens=40)
+    total = sum(approx_tokens(c.text) for h in hits for c in h.expanded)
+    assert hits and total <= 40 + approx_tokens(max(ARTICLE, key=len)) * 3
+    assert sum(approx_tokens(c.text) for h in hits[1:] for c in h.expanded) <= 40
+
+
+def test_unknown_expansion_is_rejected(store: SQLiteStore) -> None:
+    with pytest.raises(ConfigError, match="unknown expansion"):
+        retrieve(store, "soul", expand="siblings")
+
+
+SECTIONED = [
+    Paragraph("The soul", kind="heading", heading_path=("The soul",)),
+    Paragraph(ARTICLE[0], heading_path=("The soul",)),
+    Paragraph(ARTICLE[1], heading_path=("The soul",)),
+    Paragraph(ARTICLE[2], heading_path=("The soul",)),
+    Paragraph("Gardens", kind="heading", heading_path=("Gardens",)),
+    Paragraph(ARTICLE[3], heading_path=("Gardens",)),
+    Paragraph(ARTICLE[4], heading_path=("Gardens",)),
+]
+
+
+def _parent_child_store(tmp_path: Path) -> tuple[SQLiteStore, list[Chunk], list[Chunk]]:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    s = SQLiteStore(tmp_path / "pc.sqlite", FakeEmbedder(dim=64))
+    # parents: one per section (semantic chunker split at the headings is not
+    # guaranteed, so build sections with a paragraph chunker over each section)
+    pc = ParentChildChunker(
+        parent=_SectionChunker(), child=ParagraphChunker(min_chars=10, max_chars=400)
+    )
+    children, parents = pc.chunk_hierarchy(SECTIONED, "art", metadata={"language": "en"})
+    s.replace_source("art", children, parents=parents)
+    return s, children, parents
+
+
+class _SectionChunker:
+    """A tiny parent chunker for the test: one chunk per heading-led section."""
+
+    name = "sections"
+    version = "t1"
+
+    def chunk(self, paragraphs, source_id, *, metadata=None):
+        from jw_rag.chunkers._pieces import Piece, build_chunks
+        from jw_rag.model import Span, as_paragraphs
+
+        paras = as_paragraphs(paragraphs)
+        starts = [i for i, p in enumerate(paras) if p.kind == "heading"] + [len(paras)]
+        pieces = [
+            Piece(Span(a, 0, b - 1, len(paras[b - 1].text)))
+            for a, b in zip(starts, starts[1:], strict=False)
+        ]
+        return build_chunks(
+            paras, pieces, source_id, chunker=self.name, version=self.version,
+            language="en", metadata=metadata,
+        )
+
+
+def test_parent_expansion_groups_children(tmp_path: Path) -> None:
+    s, children, parents = _parent_child_store(tmp_path)
+    assert len(parents) == 2
+    assert all(c.metadata["parent_id"] in {p.id for p in parents} for c in children)
+    hits = retrieve(s, "Ezekiel 18:4 the soul who sins will die", k=4, expand="parent")
+    assert hits[0].expanded[0].id == parents[0].id
+    assert hits[0].expanded[0].text.startswith("The soul\n\nMany people")
+    delivered = [c.id for h in hits for c in h.expanded]
+    assert len(delivered) == len(set(delivered)) <= 2
+    one = retrieve(s, "soul", k=4, expand="parent", max_parents=1)
+    assert len(one) == 1
+
+
+def test_stale_parent_is_refused(tmp_path: Path) -> None:
+    s, children, parents = _parent_child_store(tmp_path)
+    changed = Chunk(parents[0].id, parents[0].text + " Edited.", "art", dict(parents[0].metadata))
+    changed.metadata["source_hash"] = "0000"
+    s.add_parents([changed])
+    with pytest.raises(StaleIndexError, match="re-ingest source 'art'"):
+        retrieve(s, "Ezekiel 18:4 the soul who sins will die", k=1, expand="parent")
+    # a missing parent is stale too
+    s2, children2, _ = _parent_child_store(tmp_path / "b")
+    s2.replace_source("art", children2)  # parents dropped, children still point at them
+    with pytest.raises(StaleIndexError, match="not in the store"):
+        retrieve(s2, "gardens water", k=1, expand="parent")
