@@ -150,3 +150,21 @@ def test_stale_parent_is_refused(tmp_path: Path) -> None:
     s2.replace_source("art", children2)  # parents dropped, children still point at them
     with pytest.raises(StaleIndexError, match="not in the store"):
         retrieve(s2, "gardens water", k=1, expand="parent")
+
+
+def test_parent_child_ingest_end_to_end(tmp_path: Path) -> None:
+    from jw_rag.ingest import ingest_article
+
+    corpus = Path(__file__).resolve().parents[2] / "packages/jw-eval/fixtures/chunker_bench/corpus"
+    article = corpus / "en" / "soul.html"
+    s = SQLiteStore(tmp_path / "e2e.sqlite", FakeEmbedder(dim=64))
+    chunker = ParentChildChunker(
+        parent="semantic", child="paragraph", parent_options={"max_chars": 3000}
+    )
+    result = ingest_article(s, article, chunker=chunker)
+    stats = s.stats()
+    assert result.chunks > 0 and stats["parents"] > 0
+    hits = retrieve(s, "Does Matthew 10:28 show the soul survives the body?", k=5, expand="parent")
+    assert hits and all(h.expanded[0].metadata["role"] == "parent" for h in hits if h.chunk.metadata.get("parent_id"))
+    # parents are not searched: every hit is a child
+    assert all(h.chunk.metadata["role"] == "child" for h in hits)

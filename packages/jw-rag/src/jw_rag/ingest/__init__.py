@@ -18,6 +18,7 @@ from jw_rag.ingest.pdf import ingest_pdf, parse_pdf
 from jw_rag.ingest.pipeline import (
     IngestResult,
     chunk_document,
+    chunk_document_with_parents,
     content_hash,
     ingest_document,
     ingest_documents,
@@ -30,6 +31,7 @@ __all__ = [
     "IngestResult",
     "book_slug",
     "chunk_document",
+    "chunk_document_with_parents",
     "content_hash",
     "ingest_article",
     "ingest_bible_chapter",

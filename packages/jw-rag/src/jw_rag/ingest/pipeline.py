@@ -148,16 +148,28 @@ def chunk_document(doc: Document, *, chunker: ChunkerArg = None) -> list[Chunk]:
     Documents whose ``metadata["unit"]`` is ``"verse"`` (Bible chapters) are
     chunked one paragraph at a time, so no chunk spans two verses.
     """
+    return chunk_document_with_parents(doc, chunker=chunker)[0]
+
+
+def chunk_document_with_parents(
+    doc: Document, *, chunker: ChunkerArg = None
+) -> tuple[list[Chunk], list[Chunk]]:
+    """``(chunks, parents)`` for ``doc``: parents come from chunkers that build a
+    hierarchy (``ParentChildChunker``); other chunkers give none."""
     resolved = resolve_chunker(chunker)
     if not any(p.text.strip() for p in doc.paragraphs):
         raise IngestError(f"{doc.source_id}: the document has no text to index")
     meta = _metadata(doc)
+    parents: list[Chunk] = []
+    hierarchy = getattr(resolved, "chunk_hierarchy", None)
     if doc.metadata.get("unit") == VERSE_UNIT:
         chunks = _chunk_units(doc, resolved, meta)
+    elif hierarchy is not None:
+        chunks, parents = hierarchy(doc.paragraphs, doc.source_id, metadata=meta)
     else:
         chunks = resolved.chunk(doc.paragraphs, doc.source_id, metadata=meta)
     _add_embed_prefix(chunks, doc.title)
-    return chunks
+    return chunks, parents
 
 
 def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool) -> IngestResult:
@@ -176,14 +188,16 @@ def ingest_documents(
 ) -> list[IngestResult]:
     """Chunk every document first, then replace each source (skipped when unchanged)."""
     resolved = resolve_chunker(chunker)
-    prepared = [(doc, chunk_document(doc, chunker=resolved)) for doc in docs]
+    prepared = [(doc, *chunk_document_with_parents(doc, chunker=resolved)) for doc in docs]
     results = []
-    for doc, chunks in prepared:
+    for doc, chunks, parents in prepared:
+        extra: dict[str, Any] = {"parents": parents} if parents else {}
         changed = store.replace_source(
             doc.source_id,
             chunks,
             content_hash=content_hash(doc, resolved),
             source_metadata=_source_metadata(doc, resolved),
+            **extra,
         )
         results.append(_result(doc, chunks, resolved, changed))
     return results
