@@ -91,6 +91,7 @@ CHILD = textwrap.dedent(
                 time.sleep(600)
 
     store = Pausing({path!r}, embedder=CountingEmbedder())
+    store._conn.execute("PRAGMA cache_size = -2000")  # small cache: uncommitted pages spill to disk
     store.replace_source("book", make_chunks("book", 20000, "new"), content_hash="v2")
     """
 )

@@ -40,6 +40,7 @@ BUSY_TIMEOUT_MS = 60_000
 #: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
 HYBRID_DEPTH = 50
 _BATCH = 1000
+_CACHE_KIB = 65_536  # page cache per connection: big ingests and FTS merges stay in memory
 _MODES = ("dense", "bm25", "hybrid")
 
 
@@ -88,6 +89,7 @@ class SQLiteStore:
             prepare(conn, self.path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
         except sqlite3.Error as exc:
             conn.close()
             raise StoreError(
