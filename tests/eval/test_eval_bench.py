@@ -155,3 +155,32 @@ def test_limit_and_language_options() -> None:
     assert [r["id"] for r in report["variants"][0]["queries"]] == ["lh-1", "lh-2"]
     with pytest.raises(ConfigError, match="either --dataset or --queries"):
         run_chunker_bench(replace(opts, queries=SQUAD), embedder=FakeEmbedder())
+
+
+def test_parent_expansion_delivers_the_stored_parent(tmp_path: Path) -> None:
+    from jw_rag.model import Chunk
+
+    ds = load_dataset(SQUAD)
+    doc = ds.documents["Lighthouses"]
+    chunks = VariantChunker(parse_variant("paragraph")).chunk(doc)
+    parent = Chunk(
+        "Lighthouses:parent",
+        doc.text,
+        doc.doc_id,
+        {
+            "span": {
+                "start_para": 0,
+                "start_char": 0,
+                "end_para": 2,
+                "end_char": len(doc.paragraphs[2].text),
+            }
+        },
+    )
+    for c in chunks:
+        c.metadata["parent_id"] = parent.id
+    store = SQLiteStore(tmp_path / "p.sqlite", FakeEmbedder())
+    store.replace_source(doc.doc_id, chunks, parents=[parent])
+    hits = store.search("Fresnel lens invented 1822", k=1)
+    (got,) = delivered_chunks(store, hits, "parent")
+    assert [c.id for c in got] == [parent.id]
+    assert chunk_range(doc, got[0]).end == len(doc.text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 from jw_eval.bench.peers import peer_ranges
 from jw_eval.bench.variants import VariantSpec
@@ -14,7 +15,13 @@ from jw_rag.chunkers.protocol import Chunker
 from jw_rag.embed.protocol import Embedder
 from jw_rag.model import Chunk
 
-__all__ = ["VariantChunker", "chunk_range"]
+__all__ = ["LLM_BENCH_DEFAULTS", "VariantChunker", "chunk_range"]
+
+#: The ``llm`` variant's defaults: the rule-based provider and the bundled answer cache.
+LLM_BENCH_DEFAULTS = {
+    "provider": "heuristic",
+    "cache_dir": str(Path(__file__).resolve().parents[3] / "fixtures" / "llm_cache"),
+}
 
 
 def chunk_range(doc: BenchDocument, chunk: Chunk) -> DocRange:
@@ -32,7 +39,8 @@ class VariantChunker:
         if spec.peer:
             self._peer = peer_ranges(spec.name, spec.size, embedder)
         else:
-            self._chunker = get_chunker(spec.name, **spec.options)
+            defaults = LLM_BENCH_DEFAULTS if spec.name == "llm" else {}
+            self._chunker = get_chunker(spec.name, **{**defaults, **spec.options})
 
     def chunk(self, doc: BenchDocument) -> list[Chunk]:
         meta = {"language": doc.language} if doc.language else None

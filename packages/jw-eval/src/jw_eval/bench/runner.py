@@ -23,8 +23,10 @@ from jw_eval.bench.scoring import score_query
 from jw_eval.bench.variants import VariantSpec
 from jw_eval.datasets.model import Dataset
 from jw_eval.metrics import BUDGETS
+from jw_eval.spans import DocRange
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
+from jw_rag.model import Chunk
 from jw_rag.store.protocol import Store
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
@@ -115,11 +117,21 @@ def run_variant(
     if close is not None:
         close()
 
+    def range_of(chunk: Chunk) -> DocRange | None:
+        # Chunks not indexed by this run (e.g. parents from expansion) are
+        # mapped through their own span when they carry one.
+        if chunk.id not in ranges:
+            doc = dataset.documents.get(chunk.source_id)
+            if doc is None or "span" not in chunk.metadata:
+                return None
+            ranges[chunk.id] = chunk_range(doc, chunk)
+        return ranges[chunk.id]
+
     t0 = time.perf_counter()
     rows = []
     for q, hits, delivered in results:
         ranked = [ranges[h.chunk.id] for h in hits]
-        got = [[ranges[c.id] for c in rank if c.id in ranges] for rank in delivered]
+        got = [[r for c in rank if (r := range_of(c)) is not None] for rank in delivered]
         scores = score_query(ranked, got, q.expected, k=config.k, budgets=config.budgets)
         rows.append(
             {
