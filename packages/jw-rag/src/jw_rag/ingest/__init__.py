@@ -49,3 +49,8 @@ __all__ = [
     "parse_pdf",
     "parse_text",
 ]
+
+from jw_rag.ingest.jw_library import ingest_jw_library_backup, parse_jw_library_backup
+from jw_rag.ingest.jwpub import ingest_jwpub, parse_jwpub
+
+__all__ += ["ingest_jw_library_backup", "ingest_jwpub", "parse_jw_library_backup", "parse_jwpub"]

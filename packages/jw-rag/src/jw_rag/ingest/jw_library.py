@@ -134,7 +134,9 @@ def ingest_jw_library_backup(
         }
         source_meta.update(title=doc.title, language=doc.language, chunker=resolved.name)
         source_meta["tags"] = ", ".join(note.tags)
-        prepared.append((doc, chunks, _note_hash(doc, content_hash(doc, resolved), extra), source_meta))
+        prepared.append(
+            (doc, chunks, _note_hash(doc, content_hash(doc, resolved), extra), source_meta)
+        )
     results = []
     for doc, chunks, digest, source_meta in prepared:
         changed = store.replace_source(

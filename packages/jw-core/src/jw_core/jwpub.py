@@ -1,0 +1,330 @@
+"""JWPUB publications: read the metadata and the decrypted XHTML of every document.
+
+A ``.jwpub`` file is a ZIP archive holding ``manifest.json`` (publication
+metadata) and ``contents``, a second ZIP archive that holds one SQLite database
+(``*.db``). In that database ``Publication`` names the publication
+(``MepsLanguageIndex``, ``Symbol``, ``Year``, ``IssueTagNumber``) and each
+``Document`` row holds one article, chapter or book as ``Content``.
+
+``Content`` is XHTML that was zlib-compressed, padded (PKCS#7) and encrypted
+with AES-128-CBC. Key and IV come from the publication card
+``"{MepsLanguageIndex}_{Symbol}_{Year}"`` (with ``"_{IssueTagNumber}"``
+appended when that is not zero): its SHA-256 digest XOR :data:`CARD_XOR` gives
+32 bytes, the first 16 are the key and the last 16 the IV.
+
+Reading never writes into the user's file: the database is copied out of the
+archive into a temporary directory and opened with a read-only SQLite URI.
+Every problem raises :class:`JwFormatError` with a one-line message naming the
+file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sqlite3
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+__all__ = [
+    "CARD_XOR",
+    "MEPS_LANGUAGES",
+    "ContentDecryptError",
+    "JwDocument",
+    "JwFormatError",
+    "JwPublication",
+    "decrypt_content",
+    "derive_key_iv",
+    "encrypt_content",
+    "open_archive",
+    "publication_card",
+    "read_jwpub",
+    "read_manifest",
+    "read_member",
+    "readonly_database",
+    "table_columns",
+]
+
+#: The fixed 32 bytes XORed with the SHA-256 digest of the publication card.
+CARD_XOR = bytes.fromhex("11cbb5587e32846d4c26790c633da289f66fe5842a3a585ce1bc3a294af5ada7")
+
+#: MEPS language indexes whose ISO code is known here (others: detect from the text).
+MEPS_LANGUAGES: dict[int, str] = {0: "en", 1: "es"}
+
+#: Largest inner member read into memory (a guard against archive bombs).
+MAX_MEMBER_BYTES = 2 * 1024**3
+
+
+class JwFormatError(ValueError):
+    """A JWPUB or JW Library file is not what it claims to be; the message names it."""
+
+
+class ContentDecryptError(JwFormatError):
+    """``Document.Content`` did not decrypt, unpad or inflate with the derived key."""
+
+
+@dataclass(frozen=True, slots=True)
+class JwDocument:
+    """One ``Document`` row with its content decrypted to XHTML."""
+
+    document_id: int
+    meps_document_id: int
+    title: str
+    xhtml: str
+
+
+@dataclass(frozen=True, slots=True)
+class JwPublication:
+    """What :func:`read_jwpub` found in one ``.jwpub`` file."""
+
+    path: Path
+    symbol: str
+    year: int
+    meps_language_index: int
+    issue_tag_number: int
+    title: str
+    language: str | None  # ISO code when the MEPS index is in MEPS_LANGUAGES
+    manifest: dict[str, Any] = field(default_factory=dict)
+    documents: tuple[JwDocument, ...] = ()
+
+
+def publication_card(
+    meps_language_index: int, symbol: str, year: int, issue_tag_number: int = 0
+) -> str:
+    """The string whose digest gives the key: ``"0_nwt_2013"``, ``"1_w22_2022_20220600"``."""
+    parts = [str(int(meps_language_index)), str(symbol), str(int(year))]
+    if int(issue_tag_number or 0):
+        parts.append(str(int(issue_tag_number)))
+    return "_".join(parts)
+
+
+def derive_key_iv(
+    meps_language_index: int, symbol: str, year: int, issue_tag_number: int = 0
+) -> tuple[bytes, bytes]:
+    """(key, iv), 16 bytes each, for a publication (see the module docstring)."""
+    card = publication_card(meps_language_index, symbol, year, issue_tag_number)
+    digest = hashlib.sha256(card.encode("utf-8")).digest()
+    mixed = bytes(a ^ b for a, b in zip(digest, CARD_XOR, strict=True))
+    return mixed[:16], mixed[16:]
+
+
+def _cipher(key: bytes, iv: bytes) -> Cipher[modes.CBC]:
+    if len(key) != 16 or len(iv) != 16:
+        raise ValueError(f"AES-128-CBC needs a 16-byte key and IV, got {len(key)} and {len(iv)}")
+    return Cipher(algorithms.AES(key), modes.CBC(iv))
+
+
+def decrypt_content(blob: bytes, key: bytes, iv: bytes) -> str:
+    """Decrypt, unpad and inflate ``blob``; the XHTML as text.
+
+    Raises :class:`ContentDecryptError` when any step fails (a wrong key almost
+    always breaks the padding or the zlib stream).
+    """
+    data = bytes(blob)
+    if not data or len(data) % 16:
+        raise ContentDecryptError(
+            f"content of {len(data)} bytes is not whole AES blocks (16 bytes each)"
+        )
+    decryptor = _cipher(key, iv).decryptor()
+    padded = decryptor.update(data) + decryptor.finalize()
+    unpadder = padding.PKCS7(128).unpadder()
+    try:
+        compressed = unpadder.update(padded) + unpadder.finalize()
+    except ValueError as exc:
+        raise ContentDecryptError("content has invalid padding after decryption") from exc
+    try:
+        raw = zlib.decompress(compressed)
+    except zlib.error as exc:
+        raise ContentDecryptError(f"decrypted content is not a zlib stream ({exc})") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ContentDecryptError("decrypted content is not UTF-8 text") from exc
+
+
+def encrypt_content(xhtml: str, key: bytes, iv: bytes, *, level: int = -1) -> bytes:
+    """The inverse of :func:`decrypt_content`: compress (zlib ``level``), pad, encrypt."""
+    padder = padding.PKCS7(128).padder()
+    padded = padder.update(zlib.compress(xhtml.encode("utf-8"), level)) + padder.finalize()
+    encryptor = _cipher(key, iv).encryptor()
+    return encryptor.update(padded) + encryptor.finalize()
+
+
+def open_archive(data: bytes | Path, name: str) -> zipfile.ZipFile:
+    """``data`` (bytes or a path) as a ZIP archive; anything else is a JwFormatError."""
+    try:
+        source: Any = io.BytesIO(data) if isinstance(data, bytes) else data
+        return zipfile.ZipFile(source)
+    except FileNotFoundError as exc:
+        raise JwFormatError(f"{name}: no such file; check the path") from exc
+    except IsADirectoryError as exc:
+        raise JwFormatError(f"{name} is a directory; pass a file") from exc
+    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise JwFormatError(f"{name} is not a ZIP archive ({exc}); pass the file as saved") from exc
+
+
+def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
+    """The bytes of ``member``; a broken or oversized member is a JwFormatError."""
+    info = archive.getinfo(member)
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise JwFormatError(f"{name}: {member} is {info.file_size} bytes, too large to read")
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+        raise JwFormatError(
+            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+        ) from exc
+
+
+@contextmanager
+def readonly_database(data: bytes, name: str) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to a SQLite database given as bytes (a private temp copy)."""
+    if not data.startswith(b"SQLite format 3\x00"):
+        raise JwFormatError(f"{name} is not a SQLite database")
+    with tempfile.TemporaryDirectory(prefix="jw-db-") as tmp:
+        path = Path(tmp) / "copy.db"
+        path.write_bytes(data)
+        uri = f"file:{quote(str(path))}?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error as exc:
+            raise JwFormatError(f"{name}: the database cannot be opened ({exc})") from exc
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            yield conn
+        except sqlite3.DatabaseError as exc:
+            raise JwFormatError(
+                f"{name}: the database is damaged or truncated ({exc}); copy the file again"
+            ) from exc
+        finally:
+            conn.close()
+
+
+def table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of ``table`` (empty when the table does not exist)."""
+    rows = conn.execute(
+        "SELECT name FROM pragma_table_info(?)", (table,)
+    ).fetchall()  # fmt: skip
+    return {r[0] for r in rows}
+
+
+def read_manifest(archive: zipfile.ZipFile, name: str) -> dict[str, Any] | None:
+    """The ``manifest.json`` object of ``archive``; None when the archive has none."""
+    if "manifest.json" not in archive.namelist():
+        return None
+    raw = read_member(archive, "manifest.json", name)
+    try:
+        value = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise JwFormatError(f"{name}: manifest.json is not valid JSON ({exc})") from exc
+    if not isinstance(value, dict):
+        raise JwFormatError(f"{name}: manifest.json does not hold a JSON object")
+    return value
+
+
+def _inner_database(archive: zipfile.ZipFile, name: str) -> bytes:
+    if "contents" not in archive.namelist():
+        raise JwFormatError(
+            f"{name} is a ZIP archive but not a JWPUB (no 'contents' member); "
+            "pass a .jwpub publication file"
+        )
+    inner = open_archive(read_member(archive, "contents", name), f"{name}: contents")
+    with inner:
+        dbs = [m for m in inner.namelist() if m.lower().endswith(".db")]
+        if not dbs:
+            raise JwFormatError(f"{name}: 'contents' holds no .db database; not a JWPUB")
+        return read_member(inner, dbs[0], f"{name}: contents")
+
+
+_PUBLICATION_COLUMNS = ("MepsLanguageIndex", "Symbol", "Year")
+
+
+def _publication_row(conn: sqlite3.Connection, name: str) -> dict[str, Any]:
+    columns = table_columns(conn, "Publication")
+    missing = [c for c in _PUBLICATION_COLUMNS if c not in columns]
+    if missing:
+        raise JwFormatError(
+            f"{name}: unknown JWPUB schema (table Publication lacks {', '.join(missing)})"
+        )
+    wanted = [c for c in (*_PUBLICATION_COLUMNS, "IssueTagNumber", "Title") if c in columns]
+    row = conn.execute(f"SELECT {', '.join(wanted)} FROM Publication LIMIT 1").fetchone()
+    if row is None:
+        raise JwFormatError(f"{name}: the Publication table is empty")
+    return dict(zip(wanted, row, strict=True))
+
+
+def _documents(
+    conn: sqlite3.Connection, key: bytes, iv: bytes, name: str
+) -> tuple[JwDocument, ...]:
+    columns = table_columns(conn, "Document")
+    missing = [c for c in ("DocumentId", "Content") if c not in columns]
+    if missing:
+        raise JwFormatError(
+            f"{name}: unknown JWPUB schema (table Document lacks {', '.join(missing)})"
+        )
+    meps = "MepsDocumentId" if "MepsDocumentId" in columns else "DocumentId"
+    title = "Title" if "Title" in columns else "''"
+    rows = conn.execute(
+        f"SELECT DocumentId, {meps}, {title}, Content FROM Document ORDER BY DocumentId"
+    ).fetchall()
+    out = []
+    for document_id, meps_id, doc_title, content in rows:
+        if content is None or not len(content):
+            continue  # a document without text (e.g. an image-only page)
+        try:
+            xhtml = decrypt_content(bytes(content), key, iv)
+        except ContentDecryptError as exc:
+            raise ContentDecryptError(
+                f"{name}: document {document_id} does not decrypt ({exc}); the file is "
+                "damaged or its Publication row does not match its content"
+            ) from exc
+        out.append(JwDocument(int(document_id), int(meps_id), str(doc_title or ""), xhtml))
+    return tuple(out)
+
+
+def read_jwpub(path: str | Path) -> JwPublication:
+    """Metadata and decrypted documents of the ``.jwpub`` file at ``path``."""
+    p = Path(path).expanduser()
+    name = str(p)
+    archive = open_archive(p, name)
+    with archive:
+        manifest = read_manifest(archive, name) or {}
+        db = _inner_database(archive, name)
+    with readonly_database(db, f"{name}: contents database") as conn:
+        try:
+            pub = _publication_row(conn, name)
+            lang_index = int(pub["MepsLanguageIndex"])
+            symbol = str(pub["Symbol"])
+            year = int(pub["Year"])
+            issue = int(pub.get("IssueTagNumber") or 0)
+            key, iv = derive_key_iv(lang_index, symbol, year, issue)
+            documents = _documents(conn, key, iv, name)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, JwFormatError):
+                raise
+            raise JwFormatError(f"{name}: unexpected Publication values ({exc})") from exc
+    described = manifest.get("publication")
+    fallback = described.get("title") if isinstance(described, dict) else None
+    title = str(pub.get("Title") or fallback or "")
+    return JwPublication(
+        path=p,
+        symbol=symbol,
+        year=year,
+        meps_language_index=lang_index,
+        issue_tag_number=issue,
+        title=title,
+        language=MEPS_LANGUAGES.get(lang_index),
+        manifest=manifest,
+        documents=documents,
+    )
