@@ -1,0 +1,309 @@
+"""The embedding chunker: cut where the topic changes, as an embedder sees it.
+
+Steps for one document:
+
+1. Split every paragraph into sentences (:func:`jw_core.split_sentences`); a
+   sentence longer than ``max_chars`` is split at whitespace first.
+2. Embed every sentence once, in one batched ``embed`` call per document.
+3. At each sentence boundary, compare the window of the ``window`` sentences
+   before it with the window of the ``window`` sentences after it (fewer at
+   the ends of the document). A window's vector is the normalised mean of its
+   sentences' vectors: windows are never embedded again. The boundary's score
+   is the cosine distance between the two windows.
+4. Cut at this document's highest-scoring boundaries: those at or above the
+   ``100 - top_percent`` percentile of its scores (default ``top_percent=8``),
+   never at a boundary tied with the lowest score (no change at all).
+5. Hard sizes apply on top: a piece longer than ``max_chars`` (default 1500)
+   is split again at its best-scoring inner boundary until it fits; a piece
+   shorter than ``min_chars`` (default 200) merges with the neighbour whose
+   mean vector is closer, when the result fits in ``max_chars``
+   (``merge_reason="small_segment"``).
+
+Boundaries are allowed at every sentence boundary, inside a paragraph or
+between two: a paragraph break gets no bonus, because the embedder's view of
+the topic is what this chunker adds over the paragraph rules. Chunks may
+therefore start or end inside a paragraph; their spans say exactly where.
+Each chunk records ``cut_score``: the score of the boundary it starts at
+(``None`` for the first chunk).
+
+The embedder is built on the first ``chunk`` call that needs it (never at
+construction). ``embed_calls``, ``texts_embedded`` and ``chars_embedded``
+count what was sent to it, across calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from jw_core import split_sentences
+from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
+from jw_rag.embed.protocol import Embedder
+from jw_rag.errors import ConfigError, EmbeddingError
+from jw_rag.model import (
+    PARAGRAPH_SEPARATOR,
+    Chunk,
+    Paragraph,
+    ParagraphInput,
+    Span,
+    as_paragraphs,
+    content_bounds,
+)
+
+__all__ = ["EmbeddingChunker", "sentence_units", "window_scores"]
+
+VERSION = "1"
+_SEP = len(PARAGRAPH_SEPARATOR)
+
+#: A sentence (or part of an over-long one): paragraph index, start, end.
+Unit = tuple[int, int, int]
+
+
+def sentence_units(
+    paras: list[Paragraph], max_chars: int, language: str | None = None
+) -> list[Unit]:
+    """Step 1: the sentences of every non-blank paragraph, in order, none over ``max_chars``."""
+    units: list[Unit] = []
+    for k, p in enumerate(paras):
+        text = p.text
+        if not text.strip():
+            continue
+        for a, b in split_sentences(text, language):
+            if b - a <= max_chars:
+                units.append((k, a, b))
+            else:
+                units.extend((k, x, y) for x, y in split_long(text, a, b, max_chars, language))
+    return units
+
+
+def window_scores(vectors: np.ndarray, window: int) -> np.ndarray:
+    """Step 3: for each boundary ``i`` (between sentence ``i`` and ``i + 1``),
+    the cosine distance between the mean vectors of the ``window`` sentences
+    before and after it."""
+    n = len(vectors)
+    if n < 2:
+        return np.zeros(0, dtype=np.float64)
+    csum = np.vstack(
+        [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
+    )
+    cut = np.arange(1, n)
+    left = csum[cut] - csum[np.maximum(cut - window, 0)]
+    right = csum[np.minimum(cut + window, n)] - csum[cut]
+    left /= np.maximum(np.linalg.norm(left, axis=1, keepdims=True), 1e-12)
+    right /= np.maximum(np.linalg.norm(right, axis=1, keepdims=True), 1e-12)
+    return 1.0 - np.einsum("ij,ij->i", left, right)
+
+
+class _Lengths:
+    """O(1) length of the text a span of units rebuilds to."""
+
+    def __init__(self, paras: list[Paragraph]) -> None:
+        self.raw = [len(p.text) for p in paras]
+        acc = [0]
+        for p in paras:
+            lo, hi = content_bounds(p.text)
+            acc.append(acc[-1] + (hi - lo + _SEP if hi > lo else 0))
+        self.acc = acc
+
+    def of(self, first: Unit, last: Unit) -> int:
+        sp, a, _ = first
+        ep, _, b = last
+        if sp == ep:
+            return b - a
+        return (self.raw[sp] - a) + (self.acc[ep] - self.acc[sp + 1]) + _SEP + b
+
+
+class EmbeddingChunker:
+    """Topic-shift chunking over sentence embeddings (see the module docstring)."""
+
+    name = "embedding"
+    version = VERSION
+
+    def __init__(
+        self,
+        *,
+        embedder: Embedder | str | None = None,
+        window: int = 3,
+        top_percent: float = 8.0,
+        min_chars: int = 200,
+        max_chars: int = 1500,
+    ) -> None:
+        if max_chars < 1:
+            raise ConfigError(f"max_chars must be >= 1, got {max_chars}")
+        if not 0 <= min_chars <= max_chars:
+            raise ConfigError(
+                f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
+            )
+        if window < 1:
+            raise ConfigError(f"window must be >= 1 sentence, got {window}")
+        if not 0 < top_percent <= 100:
+            raise ConfigError(f"top_percent must be in (0, 100], got {top_percent}")
+        if embedder is not None and not isinstance(embedder, str | Embedder):
+            raise ConfigError(
+                f"embedder must be an Embedder or an embedder name, got {type(embedder).__name__}"
+            )
+        self._embedder_arg = embedder
+        self._embedder: Embedder | None = embedder if isinstance(embedder, Embedder) else None
+        self.window = window
+        self.top_percent = float(top_percent)
+        self.min_chars = min_chars
+        self.max_chars = max_chars
+        self.embed_calls = 0
+        self.texts_embedded = 0
+        self.chars_embedded = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"EmbeddingChunker(embedder={self._embedder_arg!r}, window={self.window}, "
+            f"top_percent={self.top_percent}, min_chars={self.min_chars}, "
+            f"max_chars={self.max_chars})"
+        )
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, built from its name (or the default) on first use."""
+        if self._embedder is None:
+            from jw_rag.embed import get_embedder
+
+            arg = self._embedder_arg
+            self._embedder = get_embedder(arg if isinstance(arg, str) else None)
+        return self._embedder
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        self.embed_calls += 1
+        self.texts_embedded += len(texts)
+        self.chars_embedded += sum(len(t) for t in texts)
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise EmbeddingError(
+                f"embedder {getattr(self.embedder, 'model_id', '?')} returned shape "
+                f"{vectors.shape} for {len(texts)} texts"
+            )
+        return vectors
+
+    def chunk(
+        self,
+        paragraphs: ParagraphInput,
+        source_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[Chunk]:
+        paras = as_paragraphs(paragraphs)
+        language = resolve_language(paras, metadata)
+        units = sentence_units(paras, self.max_chars, language)
+        pieces = self.pieces(paras, units) if units else []
+        return build_chunks(
+            paras,
+            pieces,
+            source_id,
+            chunker=self.name,
+            version=self.version,
+            language=language,
+            metadata=metadata,
+        )
+
+    def pieces(self, paras: list[Paragraph], units: list[Unit]) -> list[Piece]:
+        """Steps 2-5 over the sentence ``units`` of ``paras``."""
+        lengths = _Lengths(paras)
+        n = len(units)
+        if n == 1 or lengths.of(units[0], units[-1]) <= self.min_chars:
+            return [self._piece(units, 0, n - 1, None, None)]
+        vectors = self._embed([paras[k].text[a:b] for k, a, b in units])
+        scores = window_scores(vectors, self.window)
+        threshold = float(np.percentile(scores, 100.0 - self.top_percent))
+        # ties at the lowest score (e.g. identical windows) are never cuts
+        chosen = scores > threshold if threshold <= scores.min() else scores >= threshold
+        cuts = [i + 1 for i in np.flatnonzero(chosen).tolist()]
+        # segments as [first, last] unit indexes
+        bounds = [0, *cuts, n]
+        segments: list[tuple[int, int]] = []
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            segments.extend(self._fit(a, b - 1, units, scores, lengths))
+        segments, merged = self._merge_small(segments, units, vectors, lengths)
+        return [
+            self._piece(
+                units,
+                a,
+                b,
+                float(scores[a - 1]) if a > 0 else None,
+                "small_segment" if (a, b) in merged else None,
+            )
+            for a, b in segments
+        ]
+
+    def _piece(
+        self, units: list[Unit], a: int, b: int, score: float | None, reason: str | None
+    ) -> Piece:
+        first, last = units[a], units[b]
+        return Piece(
+            Span(first[0], first[1], last[0], last[2]),
+            {"merge_reason": reason, "cut_score": score},
+        )
+
+    def _fit(
+        self, a: int, b: int, units: list[Unit], scores: np.ndarray, lengths: _Lengths
+    ) -> list[tuple[int, int]]:
+        """Split ``[a, b]`` at its best inner boundary until every part fits."""
+        stack = [(a, b)]
+        out: list[tuple[int, int]] = []
+        while stack:
+            lo, hi = stack.pop()
+            if lo == hi or lengths.of(units[lo], units[hi]) <= self.max_chars:
+                out.append((lo, hi))
+                continue
+            # boundary i sits before unit i + 1; inner boundaries of [lo, hi] are lo..hi-1
+            best = lo + int(np.argmax(scores[lo:hi]))
+            stack.append((best + 1, hi))
+            stack.append((lo, best))
+        return out
+
+    def _merge_small(
+        self,
+        segments: list[tuple[int, int]],
+        units: list[Unit],
+        vectors: np.ndarray,
+        lengths: _Lengths,
+    ) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
+        """Merge each too-small segment into its more similar neighbour, smallest first."""
+        csum = np.vstack(
+            [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
+        )
+
+        def mean(seg: tuple[int, int]) -> np.ndarray:
+            v = csum[seg[1] + 1] - csum[seg[0]]
+            return v / max(float(np.linalg.norm(v)), 1e-12)
+
+        def size(seg: tuple[int, int]) -> int:
+            return lengths.of(units[seg[0]], units[seg[1]])
+
+        segs = list(segments)
+        merged: set[tuple[int, int]] = set()
+        stuck: set[tuple[int, int]] = set()
+        while True:
+            small = [
+                (size(s), i)
+                for i, s in enumerate(segs)
+                if size(s) < self.min_chars and s not in stuck
+            ]
+            if not small:
+                break
+            _, i = min(small)
+            seg = segs[i]
+            options = []
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(segs):
+                    joined = (min(seg[0], segs[j][0]), max(seg[1], segs[j][1]))
+                    if size(joined) <= self.max_chars:
+                        options.append((float(mean(seg) @ mean(segs[j])), j, joined))
+            if not options:
+                stuck.add(seg)
+                continue
+            _, j, joined = max(options)
+            merged.discard(seg)
+            merged.discard(segs[j])
+            merged.add(joined)
+            lo = min(i, j)
+            segs[lo : lo + 2] = [joined]
+        return segs, merged
