@@ -9,7 +9,10 @@ Spanish when more are asked for than the English file holds (240 each). In one r
 1. USE direct: ``USEEmbedder`` alone (model load timed separately, excluded);
 2. cache cold: ``CachedEmbedder`` over an empty cache file (embeds and stores);
 3. cache warm: the same texts again through a new ``CachedEmbedder`` on that file;
-4. threads: the first ``--thread-texts`` paragraphs with ``threads=2`` and ``threads=4``.
+4. threads: the first ``--thread-texts`` paragraphs with ``threads=2`` and ``threads=4``;
+5. with ``--lengths``: seconds to embed one text of growing length (the paragraphs
+   joined), and how similar a paragraph's first 200 characters stay to a text that
+   holds it with 0, 1, 3, 7, 15 following paragraphs (USE averages over tokens).
 
 Speeds are reported as ratios between rows of the same run.
 """
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from jw_rag.embed import CachedEmbedder, EmbeddingCache, USEEmbedder
 from jw_rag.embed.use import usable_cores
+from jw_rag.model import PARAGRAPH_SEPARATOR
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,11 +50,28 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def length_report(use: USEEmbedder, texts: list[str]) -> None:
+    joined = PARAGRAPH_SEPARATOR.join(texts)
+    print("| one text of | seconds |")
+    print("|---:|---:|")
+    for n in (2_000, 8_000, 32_000, 128_000):
+        if n <= len(joined):
+            print(f"| {n:,} chars | {timed(lambda n=n: use.embed([joined[:n]])):.3f} |")
+    query = use.embed([texts[0][:200]])[0]
+    print("| paragraphs in the text | cosine(first 200 chars of paragraph 1, text) |")
+    print("|---:|---:|")
+    for k in (1, 2, 4, 8, 16):
+        if k <= len(texts):
+            cosine = float(query @ use.embed([PARAGRAPH_SEPARATOR.join(texts[:k])])[0])
+            print(f"| {k} | {cosine:.3f} |")
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench-data", type=Path, default=REPO.parent / "shared" / "bench-data")
     parser.add_argument("--paragraphs", type=int, default=500)
     parser.add_argument("--thread-texts", type=int, default=48)
+    parser.add_argument("--lengths", action="store_true", help="also measure long inputs")
     args = parser.parse_args(argv)
 
     texts = load_paragraphs(args.bench_data, args.paragraphs)
@@ -90,6 +111,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         print(
             f"| {name} | {n} | {c:,} | {secs:.3f} | {n / secs:,.1f} | {c / secs:,.0f} | {ratio} |"
         )
+    if args.lengths:
+        length_report(use, texts)
     result = {
         "use_texts_per_s": len(texts) / base["USE direct"],
         "use_chars_per_s": chars / base["USE direct"],

@@ -18,7 +18,15 @@ def _load_bench():
 def test_bench_runs_on_real_paragraphs(shared_bench, capsys):
     bench = _load_bench()
     result = bench.main(
-        ["--bench-data", str(shared_bench), "--paragraphs", "10", "--thread-texts", "3"]
+        [
+            "--bench-data",
+            str(shared_bench),
+            "--paragraphs",
+            "10",
+            "--thread-texts",
+            "3",
+            "--lengths",
+        ]
     )
     out = capsys.readouterr().out
     assert out.startswith("10 paragraphs, ")
@@ -29,6 +37,7 @@ def test_bench_runs_on_real_paragraphs(shared_bench, capsys):
         "| threads=4 | 3 |",
     ):
         assert row in out
+    assert "| 2,000 chars |" in out and "| 4 | 0." in out
     assert result["warm_vs_cold"] > 5  # reading 10 vectors beats embedding 10 paragraphs
     assert result["use_texts_per_s"] > 0 and result["threads4_vs_threads2"] > 0
 
