@@ -90,9 +90,9 @@ def resolve_language(
             continue
         sample.append(p.text)
         size += len(p.text)
-        if size > 1500:
+        if size > 800:
             break
-    return detect_language(" ".join(sample)) if sample else None
+    return detect_language(" ".join(sample)[:1000]) if sample else None
 
 
 def _chunk_id(source_id: str, chunker: str, span: Span) -> str:

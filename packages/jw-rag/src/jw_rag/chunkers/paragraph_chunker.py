@@ -33,46 +33,54 @@ def paragraph_pieces(
 ) -> list[Piece]:
     """The spans ``chunk_paragraphs`` produces (shared by fallbacks of other chunkers)."""
     pieces: list[Piece] = []
-    start: tuple[int, int] | None = None
-    end = (0, 0)
-    length = 0
-    count = 0
-
-    def flush() -> None:
-        nonlocal start, length, count
-        if start is not None:
-            pieces.append(
-                Piece(
-                    Span(start[0], start[1], end[0], end[1]),
-                    {"merge_reason": "short_paragraph" if count > 1 else None},
-                )
-            )
-        start, length, count = None, 0, 0
-
+    append = pieces.append
+    sp = sc = ep = ec = 0
+    open_ = False
+    length = count = 0
     for i, p in enumerate(paras):
         text = p.text
         stripped = text.strip()
         if not stripped:
             continue
         lo = text.find(stripped[0])
-        hi = lo + len(stripped)
-        size = hi - lo
+        size = len(stripped)
+        hi = lo + size
         if size > max_chars:
-            flush()
+            if open_:
+                append(
+                    Piece(
+                        Span(sp, sc, ep, ec),
+                        {"merge_reason": "short_paragraph" if count > 1 else None},
+                    )
+                )
+                open_ = False
             for a, b in split_long(text, lo, hi, max_chars, language):
-                pieces.append(Piece(Span(i, a, i, b), {"merge_reason": None}))
+                append(Piece(Span(i, a, i, b), {"merge_reason": None}))
             continue
-        if start is not None and length + _SEP + size > max_chars:
-            flush()
-        if start is None:
-            start, length = (i, lo), size
-        else:
+        if open_ and length + _SEP + size > max_chars:
+            append(
+                Piece(
+                    Span(sp, sc, ep, ec), {"merge_reason": "short_paragraph" if count > 1 else None}
+                )
+            )
+            open_ = False
+        if open_:
             length += _SEP + size
-        end = (i, hi)
-        count += 1
-        if length >= min_chars and ends_sentence(text[max(lo, hi - 8) : hi]):
-            flush()
-    flush()
+            count += 1
+        else:
+            open_, sp, sc, length, count = True, i, lo, size, 1
+        ep, ec = i, hi
+        if length >= min_chars and ends_sentence(stripped[-8:]):
+            append(
+                Piece(
+                    Span(sp, sc, ep, ec), {"merge_reason": "short_paragraph" if count > 1 else None}
+                )
+            )
+            open_ = False
+    if open_:
+        append(
+            Piece(Span(sp, sc, ep, ec), {"merge_reason": "short_paragraph" if count > 1 else None})
+        )
     return pieces
 
 

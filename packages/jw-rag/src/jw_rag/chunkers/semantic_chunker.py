@@ -42,16 +42,17 @@ _SEP = len(PARAGRAPH_SEPARATOR)
 
 
 def detect_mixed_languages(
-    paras: list[Paragraph], *, sample: int = 12, min_len: int = 60
+    paras: list[Paragraph], *, sample: int = 8, min_len: int = 60, chars: int = 240
 ) -> set[str]:
-    """Languages found among up to ``sample`` evenly spread, reasonably long paragraphs."""
+    """Languages found among up to ``sample`` evenly spread, reasonably long
+    paragraphs (the first ``chars`` characters of each are enough to tell)."""
     candidates = [p.text for p in paras if len(p.text) >= min_len and p.kind != "heading"]
     if len(candidates) < 2:
         return set()
     step = max(1, len(candidates) // sample)
     found: dict[str, int] = {}
     for text in candidates[::step][:sample]:
-        lang = detect_language(text)
+        lang = detect_language(text[:chars])
         if lang:
             found[lang] = found.get(lang, 0) + 1
     # One stray misdetection is not a mixed document.
@@ -122,10 +123,11 @@ class SemanticChunker:
             pieces = paragraph_pieces(
                 paras, max_chars=self.max_chars, min_chars=self.min_chars, language=language
             )
+            flags: dict[str, Any] = {"fallback": fallback}
+            if mixed:
+                flags["mixed_language"] = True
             for piece in pieces:
-                piece.extra["fallback"] = fallback
-                if mixed:
-                    piece.extra["mixed_language"] = True
+                piece.extra = {**piece.extra, **flags}
         else:
             pieces = self.pieces(paras, markers, language)
         return build_chunks(
