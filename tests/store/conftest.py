@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "store_pg"))
 
+from pg_harness import pg_database  # noqa: E402, F401  (a fixture)
 from store_helpers import CountingEmbedder  # noqa: E402
 
 from jw_rag.store import SQLiteStore, Store  # noqa: E402
@@ -18,16 +20,21 @@ from jw_rag.store import SQLiteStore, Store  # noqa: E402
 StoreFactory = Callable[..., Store]
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "postgres"])
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     """``store_factory(embedder=None)`` -> a fresh, empty store of the backend."""
     opened: list[Store] = []
     counter = iter(range(1_000_000))
+    databases = request.getfixturevalue("pg_database") if request.param == "postgres" else None
 
     def make(embedder: object | None = None) -> Store:
-        store = SQLiteStore(
-            tmp_path / f"store-{next(counter)}.sqlite", embedder=embedder or CountingEmbedder()
-        )
+        embedder = embedder or CountingEmbedder()
+        if databases is not None:
+            from jw_rag.store.postgres import PostgresStore
+
+            store: Store = PostgresStore(databases(), embedder)
+        else:
+            store = SQLiteStore(tmp_path / f"store-{next(counter)}.sqlite", embedder=embedder)
         opened.append(store)
         return store
 

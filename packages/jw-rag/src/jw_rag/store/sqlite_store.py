@@ -186,9 +186,10 @@ class SQLiteStore:
 
     def _prepare_rows(self, chunks: Sequence[Chunk]) -> tuple[list[ChunkRow], Vectors]:
         rows = encode_chunks(chunks)
-        if rows:
-            with self._lock:
-                self._check_model(self._conn, self.embedder)
+        if not rows:  # nothing to embed: do not even create the default embedder
+            return rows, np.zeros((0, 0), dtype=np.float32)
+        with self._lock:
+            self._check_model(self._conn, self.embedder)
         return rows, self._embed([r.embed_input for r in rows])
 
     # -- writing ------------------------------------------------------------

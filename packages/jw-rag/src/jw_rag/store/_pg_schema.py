@@ -1,0 +1,157 @@
+"""The PostgreSQL store's schema, its numbered migrations, and the checks run
+before a database is touched.
+
+Every table is prefixed ``jw_`` so the store can share a database with other
+applications. Version history (one row per migration in ``jw_schema_version``):
+
+1. ``jw_sources``, ``jw_chunks`` (metadata JSONB, an untyped pgvector column
+   that gets its dimension at the first write, a stored ``tsvector`` generated
+   from the text with the chunk's text search configuration, GIN indexes),
+   ``jw_parents``, ``jw_meta`` (embedder ``model_id``/``dim``) and
+   ``jw_fold(text)``, an immutable accent-folding function (the bundled and
+   many managed servers lack the ``unaccent`` extension).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import psycopg
+
+from jw_rag.errors import StoreError
+
+__all__ = ["LOCK_SCHEMA", "SCHEMA_VERSION", "TS_CONFIGS", "prepare", "ts_config"]
+
+#: PostgreSQL text search configuration per chunk language; others use 'simple'.
+TS_CONFIGS: dict[str, str] = {"en": "english", "es": "spanish", "pt": "portuguese"}
+
+#: Advisory lock keys (``pg_advisory_xact_lock``): migrations and the vector column's dimension.
+LOCK_SCHEMA = 0x6A77_7261_6701
+LOCK_DIMENSION = 0x6A77_7261_6702
+
+
+def ts_config(language: str | None) -> str:
+    """The text search configuration for chunks of ``language``."""
+    return TS_CONFIGS.get(language or "", "simple")
+
+
+def _fold_table() -> tuple[str, str]:
+    """Accented Latin letters and their bare ASCII letters, for ``translate()``."""
+    src, dst = [], []
+    for code in range(0xC0, 0x250):
+        ch = chr(code)
+        base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        if base != ch and len(base) == 1 and base.isascii() and base.isalpha():
+            src.append(ch)
+            dst.append(base)
+    return "".join(src), "".join(dst)
+
+
+_FOLD_FROM, _FOLD_TO = _fold_table()
+
+#: What the full-text index holds for a chunk: the text analysed with its own
+#: configuration, the accent-folded text with the same configuration (so
+#: unaccented queries meet stemmed accented words), and the folded words
+#: unstemmed (text of unknown language, stop words).
+_TSV = (
+    "to_tsvector(ts_config, body) || to_tsvector(ts_config, jw_fold(body))"
+    " || to_tsvector('simple'::regconfig, jw_fold(body))"
+)
+_BODY = "(COALESCE(NULLIF(metadata ->> 'embed_prefix', '') || E'\\n', '') || text)"
+
+_V1 = [
+    "CREATE EXTENSION IF NOT EXISTS vector",
+    "CREATE OR REPLACE FUNCTION jw_fold(text) RETURNS text LANGUAGE sql IMMUTABLE "
+    f"PARALLEL SAFE STRICT AS $$ SELECT translate($1, '{_FOLD_FROM}', '{_FOLD_TO}') $$",
+    """CREATE TABLE jw_sources (
+        source_id    text PRIMARY KEY,
+        content_hash text,
+        metadata     jsonb NOT NULL DEFAULT '{}',
+        ingested_at  timestamptz NOT NULL DEFAULT now()
+    )""",
+    f"""CREATE TABLE jw_chunks (
+        rowid           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id              text NOT NULL UNIQUE,
+        source_id       text NOT NULL,
+        ord             integer NOT NULL,
+        text            text NOT NULL,
+        metadata        jsonb NOT NULL,
+        language        text,
+        chunker         text,
+        chunker_version text,
+        parent_id       text,
+        ts_config       regconfig NOT NULL,
+        embedding       vector,
+        tsv tsvector GENERATED ALWAYS AS ({_TSV.replace("body", _BODY)}) STORED
+    )""",
+    "CREATE INDEX jw_chunks_by_source ON jw_chunks (source_id, ord)",
+    "CREATE INDEX jw_chunks_by_language ON jw_chunks (language)",
+    "CREATE INDEX jw_chunks_by_chunker ON jw_chunks (chunker, chunker_version)",
+    "CREATE INDEX jw_chunks_fts ON jw_chunks USING gin (tsv)",
+    "CREATE INDEX jw_chunks_pages ON jw_chunks USING gin ((metadata -> 'pages') jsonb_path_ops)",
+    """CREATE TABLE jw_parents (
+        id        text PRIMARY KEY,
+        source_id text NOT NULL,
+        text      text NOT NULL,
+        metadata  jsonb NOT NULL
+    )""",
+    "CREATE INDEX jw_parents_by_source ON jw_parents (source_id)",
+    "CREATE TABLE jw_meta (key text PRIMARY KEY, value text NOT NULL)",
+]
+
+#: Migration statements by the version they bring the database to.
+_MIGRATIONS: dict[int, list[str]] = {1: _V1}
+SCHEMA_VERSION = max(_MIGRATIONS)
+
+
+def _current_version(conn: psycopg.Connection, where: str) -> int:
+    """0 for a database without our tables; raises when ``jw_chunks`` is not ours."""
+    found = {
+        r[0]
+        for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = current_schema() AND table_name IN "
+            "('jw_schema_version', 'jw_chunks')"
+        )
+    }
+    if not found:
+        return 0
+    if "jw_schema_version" not in found:
+        raise StoreError(
+            f"{where} has a jw_chunks table that is not a jw-rag store: "
+            "use another database or schema"
+        )
+    row = conn.execute("SELECT MAX(version) FROM jw_schema_version").fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+def prepare(conn: psycopg.Connection, where: str) -> int:
+    """Check the database, then apply pending migrations in one transaction
+    (serialised between processes by an advisory lock); returns the version."""
+    version = _current_version(conn, where)
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{where} uses store schema {version} but this jw-rag knows up to "
+            f"{SCHEMA_VERSION}: upgrade jw-rag to open it"
+        )
+    if version == SCHEMA_VERSION:
+        return version
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_SCHEMA,))
+        version = _current_version(conn, where)  # another process may have migrated meanwhile
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS jw_schema_version "
+            "(version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for target in sorted(v for v in _MIGRATIONS if v > version):
+            for statement in _MIGRATIONS[target]:
+                try:
+                    conn.execute(statement)
+                except psycopg.errors.InsufficientPrivilege as exc:
+                    raise StoreError(
+                        f"cannot create the store schema in {where} "
+                        f"({str(exc).splitlines()[0]}): ask an administrator to run "
+                        "CREATE EXTENSION vector in that database, or connect as its owner"
+                    ) from None
+            conn.execute("INSERT INTO jw_schema_version (version) VALUES (%s)", (target,))
+    return SCHEMA_VERSION

