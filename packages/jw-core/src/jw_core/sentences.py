@@ -50,6 +50,9 @@ _BEFORE_NUMBER = frozenset(
 # A candidate end: terminal punctuation, optional closing quotes/brackets,
 # then whitespace.
 _BOUNDARY = re.compile(r"([.!?…]+)([\"'”’»)\]]*)(\s+)")
+# The same, for text with capitals: a lower-case letter right after the space
+# never starts a sentence there, so those candidates are skipped in the regex.
+_BOUNDARY_CASED = re.compile(r"([.!?…]+)([\"'”’»)\]]*)(\s++)(?![a-zß-öø-ÿ])")
 _END = re.compile(r"[.!?…][\"'”’»)\]]*\s*$")
 # The end of a token before a period: letters, digits and inner periods
 # ("a.C", "U.S"), after any other punctuation ("13:4-7" ends in "7").
@@ -119,7 +122,7 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
     start = 0
     while start < n and text[start].isspace():
         start += 1
-    for m in _BOUNDARY.finditer(text):
+    for m in (_BOUNDARY if caseless else _BOUNDARY_CASED).finditer(text):
         end = m.end(2)
         nxt = m.end(3)
         if end <= start or nxt >= n:
