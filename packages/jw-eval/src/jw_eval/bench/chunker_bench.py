@@ -13,7 +13,7 @@ Report JSON schema (``schema_version`` 1)::
       "variants": [{
           "name", "n_chunks", "mean_chunk_chars", "median_chunk_chars", "n_queries",
           "metrics": {name: {"value": float, "ci95": [lo, hi] (ndcg@10 only)}},
-          "by_language": {lang: {"n", "metrics"}},
+          "by_language": {lang: {"n", "n_chunks", "mean_chunk_chars", "metrics"}},
           "multi_span": {"n", "metrics"},          # questions with >1 expected span
           "timings_s": {"chunk", "embed_index", "search", "score"},
           "queries": [{"id", "language", "n_spans", "top_ids", <metric>: float}]

@@ -73,7 +73,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     langs = sorted({lang for v in report["variants"] for lang in v["by_language"]})
     for lang in langs if len(langs) > 1 else []:
         rows = [
-            (v["name"], b["n"], b["metrics"], f"{v['mean_chunk_chars']:.0f}")
+            (v["name"], b["n"], b["metrics"], f"{b['mean_chunk_chars']:.0f}")
             for v in report["variants"]
             if (b := v["by_language"].get(lang))
         ]

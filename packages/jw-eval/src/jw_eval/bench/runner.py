@@ -59,6 +59,7 @@ class VariantRun:
 
     label: str
     chunk_lengths: list[int]
+    chunk_languages: list[str]
     rows: list[dict[str, Any]]
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -144,7 +145,8 @@ def run_variant(
         )
     timings["score"] = time.perf_counter() - t0
     lengths = [len(c.text) for cs in by_doc.values() for c in cs]
-    return VariantRun(spec.label, lengths, rows, timings)
+    langs = [dataset.documents[d].language or "und" for d, cs in by_doc.items() for _ in cs]
+    return VariantRun(spec.label, lengths, langs, rows, timings)
 
 
 def run_variants(

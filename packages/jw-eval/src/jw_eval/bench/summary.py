@@ -29,6 +29,13 @@ def _metric_block(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[
     return out
 
 
+def _mean_len(run: VariantRun, language: str) -> float:
+    lengths = [
+        n for n, cl in zip(run.chunk_lengths, run.chunk_languages, strict=True) if cl == language
+    ]
+    return statistics.fmean(lengths) if lengths else 0.0
+
+
 def summarise_variant(run: VariantRun, names: Sequence[str]) -> dict[str, Any]:
     rows = run.rows
     lengths = run.chunk_lengths
@@ -44,7 +51,12 @@ def summarise_variant(run: VariantRun, names: Sequence[str]) -> dict[str, Any]:
         "n_queries": len(rows),
         "metrics": _metric_block(rows, names),
         "by_language": {
-            lang: {"n": len(rs), "metrics": _metric_block(rs, names)}
+            lang: {
+                "n": len(rs),
+                "n_chunks": sum(cl == lang for cl in run.chunk_languages),
+                "mean_chunk_chars": _mean_len(run, lang),
+                "metrics": _metric_block(rs, names),
+            }
             for lang, rs in sorted(by_lang.items())
         },
         "multi_span": {"n": len(multi), "metrics": _metric_block(multi, names) if multi else {}},
