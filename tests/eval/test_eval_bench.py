@@ -184,3 +184,19 @@ def test_parent_expansion_delivers_the_stored_parent(tmp_path: Path) -> None:
     (got,) = delivered_chunks(store, hits, "parent")
     assert [c.id for c in got] == [parent.id]
     assert chunk_range(doc, got[0]).end == len(doc.text)
+
+
+@pytest.mark.parametrize("retriever", ["bm25", "hybrid"])
+def test_lexical_retrievers_and_neighbour_delivery(retriever: str) -> None:
+    base = BenchOptions(variants="paragraph", dataset=SQUAD, k=1, retriever=retriever)
+    plain = run_chunker_bench(base, embedder=FakeEmbedder()).report
+    wide = run_chunker_bench(replace(base, expand="neighbors"), embedder=FakeEmbedder()).report
+    assert plain["config"]["retriever"] == retriever
+    p = {r["id"]: r for r in plain["variants"][0]["queries"]}
+    w = {r["id"]: r for r in wide["variants"][0]["queries"]}
+    assert p["lh-2"]["hit@1"] == 1.0
+    # rank metrics judge the hit itself; delivery metrics see the neighbours too
+    assert w["lh-2"]["hit@1"] == p["lh-2"]["hit@1"]
+    assert w["lh-2"]["char_precision@1"] < p["lh-2"]["char_precision@1"]
+    for qid in p:
+        assert w[qid]["complete@1"] >= p[qid]["complete@1"]
