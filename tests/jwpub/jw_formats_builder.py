@@ -11,7 +11,7 @@ import json
 import sqlite3
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from jw_core.jwpub import derive_key_iv, encrypt_content
@@ -146,7 +146,7 @@ class BackupSchema:
         "NoteId", "Guid", "UserMarkId", "LocationId", "Title", "Content", "LastModified",
         "BlockType", "BlockIdentifier",
     )  # fmt: skip
-    extra: dict[str, str] = field(default_factory=dict)
+    user_version: int = 0  # PRAGMA user_version of the database
 
 
 def backup_database(notes: Sequence[Note], schema: BackupSchema | None = None) -> bytes:
@@ -167,6 +167,7 @@ def backup_database(notes: Sequence[Note], schema: BackupSchema | None = None) -
     kinds = {"Guid": "TEXT", "Title": "TEXT", "Content": "TEXT", "LastModified": "TEXT"}
 
     def build(conn: sqlite3.Connection) -> None:
+        conn.execute(f"PRAGMA user_version = {int(schema.user_version)}")
         for name, cols in tables.items():
             if name not in schema.drop_tables:
                 conn.execute(f"CREATE TABLE {name} ({cols})")

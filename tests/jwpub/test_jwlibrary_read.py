@@ -6,6 +6,8 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jw_formats_builder import BackupSchema, Note, write_backup
 
 from jw_core.jwlibrary import JwNote, NoteLocation, read_jw_library_backup
@@ -105,10 +107,13 @@ def test_missing_note_columns_are_skipped(tmp_path: Path) -> None:
 
 
 def test_schema_version_falls_back_to_user_version(tmp_path: Path) -> None:
-    backup = read_jw_library_backup(
-        write_backup(tmp_path / "v.jwlibrary", NOTES[:1], schema_version=None)
+    schema = BackupSchema(user_version=8)
+    declared = write_backup(tmp_path / "a.jwlibrary", NOTES[:1], schema=schema, schema_version=13)
+    undeclared = write_backup(
+        tmp_path / "b.jwlibrary", NOTES[:1], schema=schema, schema_version=None
     )
-    assert backup.schema_version is None
+    assert read_jw_library_backup(declared).schema_version == 13
+    assert read_jw_library_backup(undeclared).schema_version == 8
 
 
 @pytest.mark.parametrize(
@@ -155,3 +160,38 @@ def test_reading_does_not_touch_the_backup(tmp_path: Path) -> None:
     read_jw_library_backup(path)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
     assert [p.name for p in tmp_path.iterdir()] == ["b.jwlibrary"]
+
+
+def test_a_jwpub_is_not_a_backup(tmp_path: Path) -> None:
+    from jw_formats_builder import Doc, write_jwpub
+
+    pub = write_jwpub(tmp_path / "tp.jwpub", [Doc(1, 2, "T", "<p>x</p>")])
+    with pytest.raises(JwFormatError, match="holds no userData.db; not a JW Library backup"):
+        read_jw_library_backup(pub)
+
+
+_line = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=40
+).filter(lambda t: t.strip() == t and t)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    notes=st.lists(
+        st.tuples(
+            _line, st.lists(_line, min_size=1, max_size=3), st.lists(_line, max_size=3, unique=True)
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_written_notes_read_back(tmp_path_factory: pytest.TempPathFactory, notes: list) -> None:
+    written = [
+        Note(f"g{i}", title, "\n".join(body), tags=tuple(tags))
+        for i, (title, body, tags) in enumerate(notes)
+    ]
+    path = write_backup(tmp_path_factory.mktemp("h") / "b.jwlibrary", written)
+    got = read_jw_library_backup(path).notes
+    assert [(n.guid, n.title, n.body, n.tags) for n in got] == [
+        (w.guid, w.title, w.content, w.tags) for w in written
+    ]

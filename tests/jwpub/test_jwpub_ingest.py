@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from jw_formats_builder import Doc, Note, write_backup, write_jwpub
 
+from jw_rag.chunkers.validate import check_chunks
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import IngestError
 from jw_rag.ingest import (
@@ -89,11 +90,17 @@ def test_ingest_jwpub_end_to_end_and_search(store: SQLiteStore, tmp_path: Path) 
     assert hits[0].chunk.metadata["para_ids"] == [0, "4"]
     dense = store.search("pray daily needs worries", k=1, mode="dense")
     assert dense[0].chunk.source_id == "jwpub:tp:2024:1102024101:0"
-    # provenance reproduces the text of every stored chunk
-    doc = parse_jwpub(path)[0]
-    chunks = store.get([h.chunk.id for h in store.search("prayer", k=10, mode="bm25")])
-    for c in (c for c in chunks if c.source_id == doc.source_id):
-        assert rebuild_text(doc.paragraphs, c.metadata["span"]) == c.text
+    # provenance: stored chunks rebuild from the parsed paragraphs and cover them once
+    for doc in parse_jwpub(path):
+        stored = [
+            h.chunk
+            for h in store.search("the", k=50, mode="dense", filters={"source_id": doc.source_id})
+        ]
+        stored.sort(key=lambda c: c.metadata["chunk_index"])
+        assert stored, doc.source_id
+        check_chunks(doc.paragraphs, stored)
+        for c in stored:
+            assert rebuild_text(doc.paragraphs, c.metadata["span"]) == c.text
     # unchanged file: every document skipped
     assert [r.skipped for r in ingest_jwpub(store, path)] == [True, True]
 
@@ -117,7 +124,9 @@ def test_bad_jwpub_leaves_store_unchanged(store: SQLiteStore, tmp_path: Path) ->
     not_zip = tmp_path / "text.jwpub"
     not_zip.write_text("just text")
     empty_pub = write_jwpub(tmp_path / "empty.jwpub", [Doc(1, 1, "Cover", "<p></p>")])
+    backup = write_backup(tmp_path / "notes.jwlibrary", NOTES)
     for bad, expected in [
+        (backup, "not a JWPUB"),
         (wrong_key, "does not decrypt"),
         (truncated, "not a ZIP archive"),
         (not_zip, "not a ZIP archive"),

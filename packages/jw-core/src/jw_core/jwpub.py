@@ -282,6 +282,11 @@ def _documents(
     for document_id, meps_id, doc_title, content in rows:
         if content is None or not len(content):
             continue  # a document without text (e.g. an image-only page)
+        if not isinstance(content, bytes | memoryview):
+            raise JwFormatError(
+                f"{name}: document {document_id} holds {type(content).__name__} content, "
+                "not an encrypted BLOB; unknown JWPUB schema"
+            )
         try:
             xhtml = decrypt_content(bytes(content), key, iv)
         except ContentDecryptError as exc:
