@@ -86,6 +86,11 @@ CHUNKERS: dict[str, tuple[Callable[[], Chunker], int]] = {
     "paragraph-1500": (lambda: ParagraphChunker(), 1500),
     "paragraph-200": (lambda: ParagraphChunker(max_chars=200, min_chars=50), 200),
     "semantic-1500": (lambda: SemanticChunker(), int(1500 * 1.3)),
+    "semantic-packed-600": (lambda: SemanticChunker(target_chars=600), int(1500 * 1.3)),
+    "semantic-packed-250": (
+        lambda: SemanticChunker(max_chars=300, min_chars=80, target_chars=250, overflow=0.2),
+        int(300 * 1.2),
+    ),
     "semantic-300": (
         lambda: SemanticChunker(max_chars=300, min_chars=80, overflow=0.2),
         int(300 * 1.2),

@@ -184,3 +184,20 @@ def test_bad_options_are_a_config_error() -> None:
         get_chunker("semantic", bogus=1)
     with pytest.raises(ValueError, match="overflow"):
         SemanticChunker(overflow=2)
+
+
+def test_packing_mode_fills_to_target_and_never_cuts_before_a_continuation() -> None:
+    en = {"language": "en"}
+    paras = [PREMISE["en"], NEXT_TOPIC["en"], CONTINUATION["en"], NEXT_TOPIC["en"], PREMISE["en"]]
+    # target 200: two ~90-char paragraphs fit; the continuation joins past the target
+    chunks = SemanticChunker(target_chars=200).chunk(paras, "d", metadata=en)
+    assert [c.metadata["para_ids"] for c in chunks] == [[0, 1, 2], [3, 4]]
+    assert chunks[0].metadata["merge_reason"] == "continuation_marker"
+    assert chunks[1].metadata["merge_reason"] == "packed"
+    # a closing paragraph ends a chunk that reached half the target
+    closing = [PREMISE["en"], CLOSURE["en"], NEXT_TOPIC["en"]]
+    chunks = SemanticChunker(target_chars=300).chunk(closing, "d", metadata=en)
+    assert [c.metadata["para_ids"] for c in chunks] == [[0, 1], [2]]
+    assert chunks[0].metadata["closure_marker"] == "Therefore"
+    with pytest.raises(ValueError, match="target_chars"):
+        SemanticChunker(target_chars=5000)

@@ -68,7 +68,10 @@ def _split_words(text: str, a: int, b: int, max_chars: int) -> list[tuple[int, i
             out.append((start, cut))
             start = cut
         else:
-            out.append((start, cut))
+            end = cut
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            out.append((start, end))
             start = cut
         while start < b and text[start].isspace():
             start += 1

@@ -72,6 +72,7 @@ class SemanticChunker:
         min_chars: int = 80,
         overflow: float = 0.30,
         max_continuations: int = 2,
+        target_chars: int | None = None,
         markers_path: str | Path | None = None,
     ) -> None:
         if max_chars < 1:
@@ -87,7 +88,13 @@ class SemanticChunker:
         self.max_chars = max_chars
         self.min_chars = min_chars
         self.overflow = overflow
+        if target_chars is not None and not min_chars <= target_chars <= max_chars:
+            raise ValueError(
+                f"target_chars must be between min_chars and max_chars ({max_chars}), "
+                f"got {target_chars}"
+            )
         self.max_continuations = max_continuations
+        self.target_chars = target_chars
         self.markers_path = markers_path
 
     @property
@@ -98,7 +105,8 @@ class SemanticChunker:
     def __repr__(self) -> str:
         return (
             f"SemanticChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "
-            f"overflow={self.overflow}, max_continuations={self.max_continuations})"
+            f"overflow={self.overflow}, max_continuations={self.max_continuations}, "
+            f"target_chars={self.target_chars})"
         )
 
     def chunk(
@@ -119,7 +127,9 @@ class SemanticChunker:
         markers = load_markers(language, self.markers_path) if language and not mixed else None
         if markers is None and fallback is None:
             fallback = "unknown_language"
-        if markers is None:
+        if self.target_chars is not None:
+            pieces = self.packed_pieces(paras, markers, language)
+        elif markers is None:
             pieces = paragraph_pieces(
                 paras, max_chars=self.max_chars, min_chars=self.min_chars, language=language
             )
@@ -207,4 +217,71 @@ class SemanticChunker:
             if closure and length >= min_chars:
                 flush(closure)
         flush()
+        return pieces
+
+    def packed_pieces(
+        self, paras: list[Paragraph], markers: MarkerSet | None, language: str | None
+    ) -> list[Piece]:
+        """Packing mode (``target_chars`` set): consecutive paragraphs fill a
+        chunk up to ``target_chars``; a paragraph that links back (continuation,
+        closure or back-reference opener) joins even past it, up to the cap, so
+        a chunk never ends right before a continuation; a chunk that reached
+        half the target ends after a closing paragraph or before a heading."""
+        target = self.target_chars or self.max_chars
+        cap, max_chars = self.cap, self.max_chars
+        pieces: list[Piece] = []
+        sp = sc = ep = ec = 0
+        open_ = False
+        length = count = 0
+        linked = False
+        closed_by: str | None = None
+
+        def piece() -> Piece:
+            reason = None if count == 1 else ("continuation_marker" if linked else "packed")
+            return Piece(
+                Span(sp, sc, ep, ec), {"merge_reason": reason, "closure_marker": closed_by}
+            )
+
+        for i, p in enumerate(paras):
+            text = p.text
+            stripped = text.strip()
+            if not stripped:
+                continue
+            lo = text.find(stripped[0])
+            size = len(stripped)
+            hi = lo + size
+            if size > max_chars:
+                if open_:
+                    pieces.append(piece())
+                    open_ = False
+                for a, b in split_long(text, lo, hi, max_chars, language):
+                    pieces.append(
+                        Piece(Span(i, a, i, b), {"merge_reason": None, "closure_marker": None})
+                    )
+                continue
+            closure = markers.closure(text) if markers else None
+            links = bool(closure) or bool(markers and markers.links_back(text))
+            if open_:
+                fits = length + _SEP + size
+                join = False
+                if links and fits <= cap and not closed_by:
+                    join, linked = True, linked or True
+                elif length < self.min_chars and fits <= max_chars:
+                    join = True  # a heading or a stub never stands alone
+                elif fits <= target and not (
+                    length >= target // 2 and (closed_by or p.kind == "heading")
+                ):
+                    join = True
+                if join:
+                    length, count, ep, ec = fits, count + 1, i, hi
+                else:
+                    pieces.append(piece())
+                    open_ = False
+            if not open_:
+                open_, sp, sc, ep, ec, length, count, linked = True, i, lo, i, hi, size, 1, False
+                closed_by = None
+            if closure and length >= self.min_chars:
+                closed_by = closure
+        if open_:
+            pieces.append(piece())
         return pieces
