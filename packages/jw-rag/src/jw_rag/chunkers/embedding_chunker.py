@@ -40,6 +40,7 @@ import numpy as np
 
 from jw_core import split_sentences
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
+from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError, EmbeddingError
 from jw_rag.model import (
@@ -130,12 +131,7 @@ class EmbeddingChunker:
         min_chars: int = 200,
         max_chars: int = 1500,
     ) -> None:
-        if max_chars < 1:
-            raise ConfigError(f"max_chars must be >= 1, got {max_chars}")
-        if not 0 <= min_chars <= max_chars:
-            raise ConfigError(
-                f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
-            )
+        check_sizes(max_chars, min_chars)
         if window < 1:
             raise ConfigError(f"window must be >= 1 sentence, got {window}")
         if not 0 < top_percent <= 100:

@@ -27,6 +27,7 @@ from typing import Any
 
 from jw_core import split_sentences
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language
+from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
 from jw_rag.errors import ConfigError
 from jw_rag.model import (
@@ -77,12 +78,7 @@ class PageChunker:
         overlap: bool = True,
         overlap_chars: int = 300,
     ) -> None:
-        if max_chars < 1:
-            raise ConfigError(f"max_chars must be >= 1, got {max_chars}")
-        if not 0 <= min_chars <= max_chars:
-            raise ConfigError(
-                f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
-            )
+        check_sizes(max_chars, min_chars)
         if overlap_chars < 1:
             raise ConfigError(f"overlap_chars must be >= 1, got {overlap_chars}")
         self.max_chars = max_chars

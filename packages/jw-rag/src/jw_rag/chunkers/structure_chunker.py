@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
+from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
-from jw_rag.errors import ConfigError
 from jw_rag.model import (
     PARAGRAPH_SEPARATOR,
     Chunk,
@@ -107,12 +107,7 @@ class StructureChunker:
         prefix_headings: bool = True,
         separator: str = " > ",
     ) -> None:
-        if max_chars < 1:
-            raise ConfigError(f"max_chars must be >= 1, got {max_chars}")
-        if not 0 <= min_chars <= max_chars:
-            raise ConfigError(
-                f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
-            )
+        check_sizes(max_chars, min_chars)
         self.max_chars = max_chars
         self.min_chars = min_chars
         self.prefix_headings = prefix_headings
