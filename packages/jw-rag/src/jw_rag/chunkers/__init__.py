@@ -5,6 +5,8 @@
 >>> chunks = chunker.chunk(["Premise ...", "However, ..."], "doc-1")
 """
 
+from importlib import import_module
+
 from jw_rag.chunkers.embedding_chunker import EmbeddingChunker
 from jw_rag.chunkers.markers import MarkerSet, load_markers, marker_languages
 from jw_rag.chunkers.page_chunker import PageChunker
@@ -18,6 +20,7 @@ from jw_rag.model import Chunk, Paragraph
 
 register_chunker("paragraph", ParagraphChunker)
 register_chunker("semantic", SemanticChunker)
+register_chunker("llm", lambda **kw: import_module("jw_rag.chunkers.llm_chunker").LLMChunker(**kw))
 register_chunker("structure", StructureChunker)
 register_chunker("page", PageChunker)
 register_chunker("embedding", EmbeddingChunker)

@@ -1,0 +1,28 @@
+"""Lazy import of an optional SDK with an install hint."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from jw_gen.errors import GenerationError
+
+__all__ = ["import_sdk", "one_line"]
+
+
+def import_sdk(module: str, extra: str, provider: str) -> ModuleType:
+    """Import ``module`` or raise a GenerationError naming the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise GenerationError(
+            f"the {provider} provider needs the '{module}' package: install it with "
+            f"`pip install 'jw-gen[{extra}]'` (or `uv sync --extra {extra}`)",
+            provider=provider,
+        ) from exc
+
+
+def one_line(value: object, limit: int = 200) -> str:
+    """``value`` as a single line of at most ``limit`` characters."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

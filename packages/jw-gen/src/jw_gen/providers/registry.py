@@ -1,0 +1,100 @@
+"""``resolve``: a provider by name, with environment defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from jw_gen.errors import UnknownProviderError
+from jw_gen.providers.protocol import GenerationProvider
+
+__all__ = [
+    "DEFAULT_MODELS",
+    "DEFAULT_PROVIDER",
+    "MODEL_ENV",
+    "PROVIDER_ENV",
+    "provider_names",
+    "resolve",
+]
+
+PROVIDER_ENV = "JW_GEN_PROVIDER"
+MODEL_ENV = "JW_GEN_MODEL"
+DEFAULT_PROVIDER = "ollama"
+
+#: Each provider's model when neither ``model=`` nor $JW_GEN_MODEL says one.
+DEFAULT_MODELS = {
+    "ollama": "llama3.1:8b",
+    "anthropic": "claude-3-5-haiku-latest",
+    "openai": "gpt-4o-mini",
+    "heuristic": "rules-v1",
+    "fake": "fake",
+}
+
+
+def _ollama(**kw: Any) -> GenerationProvider:
+    from jw_gen.providers._ollama import OllamaProvider
+
+    return OllamaProvider(**kw)
+
+
+def _anthropic(**kw: Any) -> GenerationProvider:
+    from jw_gen.providers._anthropic import AnthropicProvider
+
+    return AnthropicProvider(**kw)
+
+
+def _openai(**kw: Any) -> GenerationProvider:
+    from jw_gen.providers._openai import OpenAIProvider
+
+    return OpenAIProvider(**kw)
+
+
+def _heuristic(**kw: Any) -> GenerationProvider:
+    from jw_gen.providers.heuristic import HeuristicProvider
+
+    return HeuristicProvider(**kw)
+
+
+def _fake(**kw: Any) -> GenerationProvider:
+    from jw_gen.providers.fake import FakeProvider
+
+    return FakeProvider(**kw)
+
+
+_FACTORIES: dict[str, Callable[..., GenerationProvider]] = {
+    "ollama": _ollama,
+    "anthropic": _anthropic,
+    "openai": _openai,
+    "heuristic": _heuristic,
+    "fake": _fake,
+}
+
+
+def provider_names() -> tuple[str, ...]:
+    """Every name :func:`resolve` accepts, sorted."""
+    return tuple(sorted(_FACTORIES))
+
+
+def resolve(name: str | None = None, *, model: str | None = None, **kw: Any) -> GenerationProvider:
+    """The provider ``name``, else ``$JW_GEN_PROVIDER``, else ``"ollama"``.
+
+    ``model`` else ``$JW_GEN_MODEL`` else :data:`DEFAULT_MODELS`. Other keywords
+    go to the provider's constructor (``host=``, ``api_key=``, ``base_url=``,
+    ``timeout=``; ``answers=`` for ``"fake"``). Nothing connects until the first
+    ``complete`` call. An unknown name raises :class:`UnknownProviderError`.
+    """
+    chosen = name if name is not None else (os.environ.get(PROVIDER_ENV) or DEFAULT_PROVIDER)
+    chosen = chosen.strip().lower()
+    factory = _FACTORIES.get(chosen)
+    if factory is None:
+        source = f" (from ${PROVIDER_ENV})" if name is None else ""
+        raise UnknownProviderError(
+            f"unknown generation provider {chosen!r}{source}; valid names: "
+            f"{', '.join(provider_names())}"
+        )
+    chosen_model = model or os.environ.get(MODEL_ENV) or DEFAULT_MODELS[chosen]
+    try:
+        return factory(model=chosen_model, **kw)
+    except TypeError as exc:
+        raise UnknownProviderError(f"bad options for provider {chosen!r}: {exc}") from None

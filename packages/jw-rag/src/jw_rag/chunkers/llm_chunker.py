@@ -1,0 +1,561 @@
+"""The LLM chunker: a language model reviews the semantic chunks.
+
+The document is first chunked by :class:`~jw_rag.chunkers.SemanticChunker`
+(same size parameters). The model is shown those chunks, numbered from 0, with
+the paragraphs of each chunk numbered from 1 (the part of a paragraph a chunk
+holds counts as one paragraph), and answers strict JSON::
+
+    {"actions": [{"op": "split", "chunk_index": 4, "after_paragraph": 2},
+                 {"op": "merge", "chunk_indices": [7, 8]}]}
+
+Validation (any failure rejects the whole answer: ``invalid_answer: ...``):
+the answer holds one JSON object with an ``actions`` list (prose around it and
+a `````json`` fence are tolerated); every index is in range; a merge names two
+or more consecutive indices in increasing order; a split names a chunk with
+``n >= 2`` paragraphs and ``1 <= after_paragraph <= n - 1``.
+
+Conflicts: each chunk takes part in at most one action. Actions are taken in
+the order given; one that names a chunk an earlier kept action already named
+is dropped (the first action wins) and recorded in ``llm_rejected`` of the
+chunks it named, as is a merge whose text would exceed ``max_chars * (1 +
+overflow)``. Every action refers to the original chunk numbers; the new
+boundaries are computed in one pass over the original list, so no action
+shifts another's indices. Output chunks are rebuilt from the source
+paragraphs, so the provenance invariant holds.
+
+Metadata added to every chunk: ``llm_status`` (``"ok"``, ``"cached"``,
+``"no_actions"``, ``"provider_error: ..."`` or ``"invalid_answer: ..."``),
+``llm_actions`` (the actions that shaped this chunk, possibly ``[]``),
+``llm_provider`` and ``llm_model``; ``llm_rejected`` when an action naming it
+was dropped. A provider failure or an invalid answer returns the semantic
+chunks with the status saying why, is logged once per kind of reason, and is
+never cached; an answer with dropped conflicting actions is applied but not
+cached. Long documents are sent in several calls, each holding consecutive
+chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jw_rag.chunkers._pieces import Piece, build_chunks
+from jw_rag.chunkers.chunk_cache import DEFAULT_MAX_BYTES, ChunkCache, cache_key
+from jw_rag.chunkers.semantic_chunker import SemanticChunker
+from jw_rag.errors import ConfigError, GenerationError, MissingDependencyError
+from jw_rag.model import (
+    Chunk,
+    Paragraph,
+    ParagraphInput,
+    Span,
+    as_paragraphs,
+    content_bounds,
+    rebuild_text,
+)
+
+__all__ = [
+    "PROMPT_VERSION",
+    "SYSTEM_PROMPT",
+    "InvalidAnswer",
+    "LLMChunker",
+    "build_prompt",
+    "parse_answer",
+]
+
+log = logging.getLogger(__name__)
+
+PROMPT_VERSION = "1"
+VERSION = f"1+prompt{PROMPT_VERSION}"
+_KEPT_META = ("merge_reason", "closure_marker", "fallback", "mixed_language")
+
+SYSTEM_PROMPT = (
+    "You review how a document was cut into chunks for search. Each chunk should hold one "
+    "complete argument or topic. You see the chunks numbered from 0 and, inside each chunk, "
+    "its paragraphs numbered from 1. Propose only changes that clearly help: merge adjacent "
+    "chunks that continue one argument (the later one opens with a connective or refers back "
+    "to the earlier one), or split a chunk after a paragraph where the topic changes. Merged "
+    "text must stay within the size limit. Answer with JSON only, exactly of this form: "
+    '{"actions": [{"op": "split", "chunk_index": 4, "after_paragraph": 2}, '
+    '{"op": "merge", "chunk_indices": [7, 8]}]}. '
+    'Use {"actions": []} when the chunks are fine. Each chunk may appear in one action at most.'
+)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+_warned: set[str] = set()
+
+
+class InvalidAnswer(ValueError):
+    """The model's answer breaks the format or names impossible changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    para: int
+    start: int
+    end: int
+
+
+def _segments(chunk: Chunk, paras: Sequence[Paragraph]) -> list[_Segment]:
+    span = chunk.span
+    out: list[_Segment] = []
+    for k in range(span.start_para, span.end_para + 1):
+        lo, hi = content_bounds(paras[k].text)
+        a = span.start_char if k == span.start_para else lo
+        b = span.end_char if k == span.end_para else hi
+        if b > a and paras[k].text[a:b].strip():
+            out.append(_Segment(k, a, b))
+    return out
+
+
+def build_prompt(
+    chunks: Sequence[Sequence[str]],
+    *,
+    first_index: int,
+    total: int,
+    language: str | None,
+    size_limit: int,
+) -> str:
+    """The user prompt: each chunk's header and its numbered paragraphs, one per line."""
+    last = first_index + len(chunks) - 1
+    lines = [
+        f"Language: {language or 'unknown'}",
+        f"Size limit: {size_limit} characters per chunk",
+        f"Chunks shown: {first_index}-{last} of {total}",
+        "",
+    ]
+    for offset, texts in enumerate(chunks):
+        size = sum(len(t) for t in texts) + 2 * (len(texts) - 1)
+        lines.append(f"[chunk {first_index + offset}] ({size} characters)")
+        for n, text in enumerate(texts, 1):
+            lines.append(f"({n}) {' '.join(text.split())}")
+        lines.append("")
+    lines.append('Answer with the JSON object only: {"actions": [...]}')
+    return "\n".join(lines)
+
+
+def _json_object(text: str) -> Any:
+    candidates = [text.strip()]
+    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
+    lo, hi = text.find("{"), text.rfind("}")
+    if 0 <= lo < hi:
+        candidates.append(text[lo : hi + 1])
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    raise InvalidAnswer("no JSON object found in the answer")
+
+
+def _int(value: Any, what: str, n: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidAnswer(f"action {n}: {what} must be an integer, got {value!r}")
+    return value
+
+
+def parse_answer(text: str, counts: Sequence[int], *, first_index: int = 0) -> list[dict[str, Any]]:
+    """Validated actions of an answer about chunks ``first_index ..
+    first_index + len(counts) - 1``; ``counts[i]`` is how many paragraphs the
+    model saw in chunk ``first_index + i``. Raises :class:`InvalidAnswer`."""
+    data = _json_object(text)
+    if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
+        raise InvalidAnswer('the answer is not an object with an "actions" list')
+    last = first_index + len(counts) - 1
+    out: list[dict[str, Any]] = []
+    for n, action in enumerate(data["actions"]):
+        if not isinstance(action, dict):
+            raise InvalidAnswer(f"action {n} is not an object")
+        op = action.get("op")
+        if op == "split":
+            index = _int(action.get("chunk_index"), "chunk_index", n)
+            after = _int(action.get("after_paragraph"), "after_paragraph", n)
+            if not first_index <= index <= last:
+                raise InvalidAnswer(f"action {n}: chunk {index} is outside {first_index}..{last}")
+            paras = counts[index - first_index]
+            if not 1 <= after <= paras - 1:
+                raise InvalidAnswer(
+                    f"action {n}: chunk {index} has {paras} paragraph(s); "
+                    f"after_paragraph must be in 1..{paras - 1}, got {after}"
+                )
+            out.append({"op": "split", "chunk_index": index, "after_paragraph": after})
+        elif op == "merge":
+            raw = action.get("chunk_indices")
+            if not isinstance(raw, list) or len(raw) < 2:
+                raise InvalidAnswer(f"action {n}: chunk_indices must list 2 or more chunks")
+            indices = [_int(v, "chunk_indices", n) for v in raw]
+            for index in indices:
+                if not first_index <= index <= last:
+                    raise InvalidAnswer(
+                        f"action {n}: chunk {index} is outside {first_index}..{last}"
+                    )
+            if any(b != a + 1 for a, b in zip(indices, indices[1:], strict=False)):
+                raise InvalidAnswer(
+                    f"action {n}: merge {indices} is not a run of adjacent chunks in order"
+                )
+            out.append({"op": "merge", "chunk_indices": indices})
+        else:
+            raise InvalidAnswer(f'action {n}: op must be "split" or "merge", got {op!r}')
+    return out
+
+
+def _named(action: Mapping[str, Any]) -> list[int]:
+    return list(action["chunk_indices"]) if action["op"] == "merge" else [action["chunk_index"]]
+
+
+def _warn_once(source_id: str, status: str) -> None:
+    kind = re.sub(r"\d+", "N", status)
+    if kind not in _warned:
+        _warned.add(kind)
+        log.warning("LLM chunker fell back to semantic chunks (%s): %s", source_id, status)
+
+
+class LLMChunker:
+    """Semantic chunks, then merges and splits proposed by a generation provider.
+
+    ``provider`` is a name for :func:`jw_gen.providers.resolve` (else
+    ``$JW_GEN_PROVIDER``, else ``"ollama"``) or a provider object; ``model``
+    else ``$JW_GEN_MODEL`` else the provider's default. Answers are cached under
+    ``cache_dir`` (else ``$JW_CHUNK_CACHE_DIR``), capped at ``cache_max_bytes``.
+    With ``strict=True`` a provider failure raises
+    :class:`~jw_rag.errors.GenerationError` instead of falling back.
+    """
+
+    name = "llm"
+    version = VERSION
+
+    def __init__(
+        self,
+        *,
+        provider: Any = None,
+        model: str | None = None,
+        max_chars: int = 1500,
+        min_chars: int = 80,
+        overflow: float = 0.30,
+        max_continuations: int = 2,
+        markers_path: str | Path | None = None,
+        cache: bool = True,
+        cache_dir: str | Path | None = None,
+        cache_max_bytes: int = DEFAULT_MAX_BYTES,
+        max_prompt_chars: int = 12000,
+        strict: bool = False,
+        provider_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if max_prompt_chars < 1:
+            raise ConfigError(f"max_prompt_chars must be >= 1, got {max_prompt_chars}")
+        self.semantic = SemanticChunker(
+            max_chars=max_chars,
+            min_chars=min_chars,
+            overflow=overflow,
+            max_continuations=max_continuations,
+            markers_path=markers_path,
+        )
+        self.provider = self._resolve(provider, model, dict(provider_options or {}))
+        self.cache = ChunkCache(cache_dir, max_bytes=cache_max_bytes) if cache else None
+        self.max_prompt_chars = max_prompt_chars
+        self.strict = strict
+        self.stats = {"documents": 0, "cache_hits": 0, "cache_misses": 0, "provider_calls": 0}
+
+    @staticmethod
+    def _resolve(provider: Any, model: str | None, options: dict[str, Any]) -> Any:
+        if provider is not None and not isinstance(provider, str):
+            if not (hasattr(provider, "complete") and hasattr(provider, "provider_id")):
+                raise ConfigError(
+                    f"provider must be a name or an object with provider_id, model and "
+                    f"complete(), got {type(provider).__name__}"
+                )
+            return provider
+        try:
+            from jw_gen.errors import GenerationError as GenError
+            from jw_gen.providers import resolve
+        except ImportError:
+            err = MissingDependencyError("jw-gen", "llm", "the LLM chunker")
+            err.args = (
+                "the LLM chunker needs the 'jw-gen' package: install it with "
+                "`pip install jw-gen` (or `uv sync --all-packages`)",
+            )
+            raise err from None
+        try:
+            return resolve(provider, model=model, **options)
+        except GenError as exc:
+            raise ConfigError(str(exc)) from None
+
+    @property
+    def cap(self) -> int:
+        return self.semantic.cap
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that shape the answer (part of the cache key)."""
+        s = self.semantic
+        return {
+            "chunker_version": self.version,
+            "semantic_version": s.version,
+            "max_chars": s.max_chars,
+            "min_chars": s.min_chars,
+            "overflow": s.overflow,
+            "max_continuations": s.max_continuations,
+            "max_prompt_chars": self.max_prompt_chars,
+        }
+
+    def __repr__(self) -> str:
+        return f"LLMChunker(provider={self.provider!r}, {self.semantic!r})"
+
+    def _windows(self, texts: list[list[str]]) -> list[tuple[int, int]]:
+        windows: list[tuple[int, int]] = []
+        start, size = 0, 0
+        for i, chunk_texts in enumerate(texts):
+            n = sum(len(t) for t in chunk_texts) + 40 * len(chunk_texts)
+            if i > start and size + n > self.max_prompt_chars:
+                windows.append((start, i))
+                start, size = i, 0
+            size += n
+        windows.append((start, len(texts)))
+        return windows
+
+    def prompts(
+        self,
+        paragraphs: ParagraphInput,
+        source_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        """The prompts a cold cache would send for this document (one per call)."""
+        paras = as_paragraphs(paragraphs)
+        base = self.semantic.chunk(paras, source_id, metadata=metadata)
+        texts = self._texts(base, paras)
+        language = base[0].metadata.get("language") if base else None
+        return [
+            build_prompt(
+                texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
+            )
+            for a, b in self._windows(texts)
+        ]
+
+    @staticmethod
+    def _texts(base: list[Chunk], paras: list[Paragraph]) -> list[list[str]]:
+        return [[paras[s.para].text[s.start : s.end] for s in _segments(c, paras)] for c in base]
+
+    def chunk(
+        self,
+        paragraphs: ParagraphInput,
+        source_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> list[Chunk]:
+        paras = as_paragraphs(paragraphs)
+        base = self.semantic.chunk(paras, source_id, metadata=metadata)
+        if not base:
+            return base
+        self.stats["documents"] += 1
+        language = base[0].metadata.get("language")
+        segs = [_segments(c, paras) for c in base]
+        texts = [[paras[s.para].text[s.start : s.end] for s in seg] for seg in segs]
+        counts = [len(t) for t in texts]
+        key = cache_key(
+            source_id=source_id,
+            paragraphs=[(p.id, p.text) for p in paras],
+            provider_id=str(self.provider.provider_id),
+            model=str(self.provider.model),
+            prompt_version=PROMPT_VERSION,
+            params=self.params(),
+            language=language,
+        )
+        windows = self._windows(texts)
+        actions: list[dict[str, Any]] | None = None
+        status = "ok"
+        if self.cache is not None:
+            entry = self.cache.get(key)
+            if entry is not None:
+                actions = self._from_entry(entry, windows, counts)
+                if actions is not None:
+                    status = "cached"
+                    self.stats["cache_hits"] += 1
+            if actions is None:
+                self.stats["cache_misses"] += 1
+        answers: list[str] = []
+        if actions is None:
+            try:
+                actions, answers = self._ask(texts, windows, counts, language)
+            except GenerationError as exc:
+                if self.strict:
+                    raise
+                return self._fallback(base, f"provider_error: {exc}", source_id)
+            except InvalidAnswer as exc:
+                return self._fallback(base, f"invalid_answer: {exc}", source_id)
+            if not actions:
+                status = "no_actions"
+        kept, rejected = self._plan(actions, segs, paras)
+        if status in ("ok", "no_actions") and self.cache is not None:
+            if not any(r["reason"].startswith("conflict") for r in rejected):
+                self.cache.put(key, self._entry(source_id, language, answers, actions))
+        return self._apply(base, segs, paras, kept, rejected, status, source_id, metadata)
+
+    def _ask(
+        self,
+        texts: list[list[str]],
+        windows: list[tuple[int, int]],
+        counts: list[int],
+        language: str | None,
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        from jw_gen.errors import GenerationError as GenError
+
+        actions: list[dict[str, Any]] = []
+        answers: list[str] = []
+        for a, b in windows:
+            prompt = build_prompt(
+                texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
+            )
+            self.stats["provider_calls"] += 1
+            try:
+                answer = self.provider.complete(
+                    prompt, system=SYSTEM_PROMPT, temperature=0.0, seed=0
+                )
+            except GenError as exc:
+                raise GenerationError(str(exc)) from exc
+            if not isinstance(answer, str):
+                raise InvalidAnswer(f"the provider returned {type(answer).__name__}, not text")
+            answers.append(answer)
+            actions.extend(parse_answer(answer, counts[a:b], first_index=a))
+        return actions, answers
+
+    def _from_entry(
+        self, entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
+    ) -> list[dict[str, Any]] | None:
+        answers = entry.get("answers")
+        if not isinstance(answers, list) or len(answers) != len(windows):
+            return None
+        actions: list[dict[str, Any]] = []
+        try:
+            for (a, b), answer in zip(windows, answers, strict=True):
+                actions.extend(parse_answer(str(answer), counts[a:b], first_index=a))
+        except InvalidAnswer:
+            return None
+        return actions
+
+    def _entry(
+        self,
+        source_id: str,
+        language: str | None,
+        answers: list[str],
+        actions: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        return {
+            "source_id": source_id,
+            "language": language,
+            "provider_id": self.provider.provider_id,
+            "model": self.provider.model,
+            "prompt_version": PROMPT_VERSION,
+            "params": self.params(),
+            "answers": answers,
+            "actions": actions,
+        }
+
+    def _fallback(self, base: list[Chunk], status: str, source_id: str) -> list[Chunk]:
+        _warn_once(source_id, status)
+        for c in base:
+            self._stamp(c.metadata, status, [])
+        return base
+
+    def _stamp(self, meta: dict[str, Any], status: str, shaped: list[dict[str, Any]]) -> None:
+        meta["chunker"] = self.name
+        meta["chunker_version"] = self.version
+        meta["llm_status"] = status
+        meta["llm_actions"] = shaped
+        meta["llm_provider"] = self.provider.provider_id
+        meta["llm_model"] = self.provider.model
+
+    def _plan(
+        self, actions: list[dict[str, Any]], segs: list[list[_Segment]], paras: list[Paragraph]
+    ) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+        """Kept actions by the first chunk they name, and the dropped ones with a reason."""
+        claimed: set[int] = set()
+        kept: dict[int, dict[str, Any]] = {}
+        rejected: list[dict[str, Any]] = []
+        for action in actions:
+            named = _named(action)
+            if claimed.intersection(named):
+                reason = "conflict: a chunk it names is in an earlier action"
+                if any(action == k for k in kept.values()):
+                    reason = "conflict: duplicate of an earlier action"
+                rejected.append({"action": action, "reason": reason})
+                continue
+            if action["op"] == "merge":
+                first, last = segs[named[0]][0], segs[named[-1]][-1]
+                size = len(rebuild_text(paras, Span(first.para, first.start, last.para, last.end)))
+                if size > self.cap:
+                    rejected.append(
+                        {"action": action, "reason": f"too_long: {size} > {self.cap} characters"}
+                    )
+                    continue
+            claimed.update(named)
+            kept[named[0]] = action
+        return kept, rejected
+
+    def _apply(
+        self,
+        base: list[Chunk],
+        segs: list[list[_Segment]],
+        paras: list[Paragraph],
+        kept: dict[int, dict[str, Any]],
+        rejected: list[dict[str, Any]],
+        status: str,
+        source_id: str,
+        metadata: Mapping[str, Any] | None,
+    ) -> list[Chunk]:
+        pieces: list[Piece] = []
+        origin: list[list[int]] = []  # original chunks behind each piece
+        i = 0
+        while i < len(base):
+            action = kept.get(i)
+            kept_meta = {k: base[i].metadata[k] for k in _KEPT_META if k in base[i].metadata}
+            if action is None:
+                pieces.append(Piece(base[i].span, {**kept_meta, "llm_actions": []}))
+                origin.append([i])
+                i += 1
+            elif action["op"] == "merge":
+                last = action["chunk_indices"][-1]
+                a, b = segs[i][0], segs[last][-1]
+                extra = {
+                    "merge_reason": "llm_merge",
+                    "closure_marker": base[last].metadata.get("closure_marker"),
+                    "llm_actions": [action],
+                }
+                pieces.append(Piece(Span(a.para, a.start, b.para, b.end), extra))
+                origin.append(list(range(i, last + 1)))
+                i = last + 1
+            else:
+                k = action["after_paragraph"]
+                head, tail = segs[i][:k], segs[i][k:]
+                for part, closure in ((head, None), (tail, kept_meta.get("closure_marker"))):
+                    extra = {
+                        **kept_meta,
+                        "merge_reason": kept_meta.get("merge_reason") if len(part) > 1 else None,
+                        "closure_marker": closure,
+                        "llm_actions": [action],
+                    }
+                    s, e = part[0], part[-1]
+                    pieces.append(Piece(Span(s.para, s.start, e.para, e.end), extra))
+                    origin.append([i])
+                i += 1
+        for r in rejected:
+            named = set(_named(r["action"]))
+            for piece, src in zip(pieces, origin, strict=True):
+                if named.intersection(src):
+                    piece.extra.setdefault("llm_rejected", []).append(r)
+        language = base[0].metadata.get("language")
+        chunks = build_chunks(
+            paras,
+            pieces,
+            source_id,
+            chunker=self.name,
+            version=self.version,
+            language=language,
+            metadata=metadata,
+        )
+        for c in chunks:
+            self._stamp(c.metadata, status, c.metadata.get("llm_actions", []))
+        return chunks
