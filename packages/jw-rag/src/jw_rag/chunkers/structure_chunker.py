@@ -234,6 +234,7 @@ class _Sections:
                 language=self.language,
             )
         ]
+        sub = [q for piece in sub for q in self._fit(piece)]
         if len(sub) < 2:
             return sub
         head, nxt = sub[0].span, sub[1].span
@@ -243,9 +244,10 @@ class _Sections:
             for j in range(head.start_para, head.end_para + 1)
         ):
             return sub
-        budget = self.max_chars - self._len(head) - _SEP
         text = self.texts[k]
         a, b = content_bounds(text)
+        # the joined span rebuilds paragraph k from its start, leading whitespace included
+        budget = self.max_chars - self._len(head) - _SEP - a
         if nxt.start_char != a or budget < max(1, self.max_chars // 4):
             return sub
         parts = split_long(text, a, b, budget, self.language)
@@ -258,6 +260,22 @@ class _Sections:
             *(Piece(Span(k, x, k, y), {"merge_reason": None}) for x, y in parts[1:]),
             *rest,
         ]
+
+    def _fit(self, piece: Piece) -> list[Piece]:
+        """A merged piece over ``max_chars`` once rebuilt (the paragraph rules count
+        trimmed sizes, a rebuilt span keeps the last paragraph's leading
+        whitespace) goes back to one piece per paragraph."""
+        s = piece.span
+        if s.start_para == s.end_para or self._len(s) <= self.max_chars:
+            return [piece]
+        out = []
+        for k in range(s.start_para, s.end_para + 1):
+            a, b = self.bounds[k]
+            if b > a:
+                lo = s.start_char if k == s.start_para else a
+                hi = s.end_char if k == s.end_para else b
+                out.append(Piece(Span(k, lo, k, hi), {"merge_reason": None}))
+        return out
 
     def _group(self, items: list[tuple[Piece, bool]]) -> list[tuple[Piece, bool]]:
         """Rule 4: short whole sections join their neighbours under one parent."""
