@@ -1,16 +1,24 @@
 """The ``jw`` command: a Typer app with one sub-app per command group.
 
-Each group lives in its own module and is attached here; library errors
-(:class:`~jw_rag.errors.JwRagError`) become a one-line message and exit 2.
+Each group lives in its own module and is attached here. The root options
+``--chunker`` and ``--store`` set the defaults every command uses.
+
+Errors end as one line on stderr (``error: <message>``), never a traceback:
+bad option values (:class:`~jw_rag.errors.ConfigError`, ``ValueError``) and
+usage errors exit 2; other library errors
+(:class:`~jw_rag.errors.JwRagError`) and unreadable files (``OSError``) exit 1.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
 from jw_cli.eval_commands import eval_app
+from jw_cli.options import CHUNKER_HELP, STORE_HELP, GlobalOptions, check_chunker
+from jw_cli.rag_commands import rag_app
 from jw_rag.errors import JwRagError
 
 __all__ = ["app", "main"]
@@ -23,29 +31,53 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(eval_app, name="eval")
+app.add_typer(rag_app, name="rag")
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    chunker: Annotated[
+        str | None,
+        typer.Option("--chunker", help="Default chunker for the command. " + CHUNKER_HELP),
+    ] = None,
+    store: Annotated[str | None, typer.Option("--store", help=STORE_HELP)] = None,
+) -> None:
+    """Chunking, retrieval and evaluation over long multilingual publications."""
+    ctx.obj = GlobalOptions(
+        chunker=check_chunker(chunker) if chunker is not None else None, store=store or None
+    )
+
+
+def _fail(message: object, code: int) -> int:
+    text = " ".join(str(message).split()) or "unexpected error"
+    typer.echo(f"error: {text}", err=True)
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
         rv = app(args=argv, prog_name="jw", standalone_mode=False)
-    except JwRagError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        return 2
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
-    except SystemExit as exc:  # click's own usage errors
+    except typer.TyperException as exc:  # usage errors (exit 2), shown the way Typer does
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()
+        else:
+            typer.echo(f"error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        return 130
+    except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else 1
-    except Exception as exc:
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
-            typer.echo("aborted", err=True)
-            return 130
-        raise
+    except (JwRagError, ValueError) as exc:
+        return _fail(exc, 2 if isinstance(exc, ValueError) else 1)
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return _fail(f"{where}{exc.strerror or exc}", 1)
     return rv if isinstance(rv, int) else 0
 
 

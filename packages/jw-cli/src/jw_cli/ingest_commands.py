@@ -1,0 +1,146 @@
+"""``jw rag ingest KIND SOURCE``: parse, chunk, embed and store sources.
+
+One command per source kind (``article``, ``bible``, ``epub``, ``pdf``,
+``markdown``, ``text``; ``jwpub`` and ``backup`` when the installed jw-rag
+provides them). A folder is read recursively. Every document is parsed and
+chunked before the store is touched; a rich progress bar on stderr counts the
+stored documents when there are several.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import typer
+
+import jw_rag.ingest as ingest
+from jw_cli.options import ChunkerOpt, LanguageOpt, StoreOpt, global_options, opened_store
+from jw_cli.progress import stderr_progress
+from jw_rag.ingest import IngestResult, ingest_documents, load_documents
+from jw_rag.ingest.pipeline import with_language
+from jw_rag.model import Chunk
+from jw_rag.store import Store
+
+__all__ = ["CountingStore", "ingest_app", "summary_line"]
+
+ingest_app = typer.Typer(
+    help="Parse, chunk and store a source (file, folder or URL).", no_args_is_help=True
+)
+
+
+class CountingStore:
+    """A store whose ``replace_source`` also calls ``advance(1)``: drives the progress bar."""
+
+    def __init__(self, inner: Store, advance: Callable[[int], None]) -> None:
+        self._inner = inner
+        self._advance = advance
+
+    def replace_source(self, source_id: str, chunks: Sequence[Chunk], **kwargs: Any) -> bool:
+        changed = self._inner.replace_source(source_id, chunks, **kwargs)
+        self._advance(1)
+        return changed
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def summary_line(result: IngestResult) -> str:
+    """One line per stored source: chunks, chunker, language, and whether it was skipped."""
+    state = "unchanged, skipped" if result.skipped else "stored"
+    return (
+        f"{result.source_id}: {result.chunks} chunks, chunker {result.chunker}, "
+        f"language {result.language or 'unknown'} ({state})"
+    )
+
+
+def _report(results: Sequence[IngestResult]) -> None:
+    for r in results:
+        typer.echo(summary_line(r))
+    if len(results) > 1:
+        stored = sum(not r.skipped for r in results)
+        total = sum(r.chunks for r in results)
+        typer.echo(f"{len(results)} sources, {stored} stored, {total} chunks")
+
+
+def _ingest_parsed(
+    ctx: typer.Context,
+    kind: str,
+    source: str,
+    chunker: str | None,
+    store: str | None,
+    language: str | None,
+) -> None:
+    opts = global_options(ctx)
+    chosen = opts.chunker_for(chunker)
+    docs = load_documents(source, kind=kind)
+    for doc in docs:
+        with_language(doc, language)
+    with opened_store(opts.store_for(store)) as st:
+        show = len(docs) > 1 and sys.stderr.isatty()
+        with stderr_progress(enabled=show) as progress:
+            advance = progress(f"{kind} {source}", len(docs))
+            results = ingest_documents(CountingStore(st, advance), docs, chunker=chosen)
+    _report(results)
+
+
+_KIND_HELP = {
+    "article": "An HTML article (wol page, saved file or URL).",
+    "bible": "A Bible chapter page (stored verse by verse).",
+    "epub": "An EPUB book (one source per chapter).",
+    "pdf": "A PDF file (paragraphs keep their page numbers).",
+    "markdown": "A Markdown file (headings become heading paths).",
+    "text": "A plain UTF-8 text file (blank lines separate paragraphs).",
+}
+
+
+def _register_kind(kind: str) -> None:
+    def command(
+        ctx: typer.Context,
+        source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
+        chunker: ChunkerOpt = None,
+        store: StoreOpt = None,
+        language: LanguageOpt = None,
+    ) -> None:
+        _ingest_parsed(ctx, kind, source, chunker, store, language)
+
+    command.__doc__ = _KIND_HELP[kind]
+    ingest_app.command(kind)(command)
+
+
+for _kind in _KIND_HELP:
+    _register_kind(_kind)
+
+
+def _register_file_kind(name: str, function_name: str, help_text: str) -> None:
+    """A kind whose library function reads the file itself (JWPUB, JW Library backup)."""
+    function = getattr(ingest, function_name, None)
+    if function is None:  # this jw-rag does not provide it
+        return
+
+    def command(
+        ctx: typer.Context,
+        path: Annotated[str, typer.Argument(help="The file to read.")],
+        chunker: ChunkerOpt = None,
+        store: StoreOpt = None,
+        language: LanguageOpt = None,
+    ) -> None:
+        opts = global_options(ctx)
+        chosen = opts.chunker_for(chunker)
+        with opened_store(opts.store_for(store)) as st:
+            with stderr_progress(enabled=sys.stderr.isatty()) as progress:
+                advance = progress(f"{name} {path}", None)  # type: ignore[arg-type]
+                results = function(
+                    CountingStore(st, advance), path, language=language, chunker=chosen
+                )
+        _report(results)
+
+    command.__doc__ = help_text
+    ingest_app.command(name)(command)
+
+
+_register_file_kind("jwpub", "ingest_jwpub", "A .jwpub publication (one source per document).")
+_register_file_kind(
+    "backup", "ingest_jw_library_backup", "A .jwlibrary backup (one source per note)."
+)

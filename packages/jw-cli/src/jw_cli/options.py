@@ -1,0 +1,92 @@
+"""Options shared by every ``jw`` command: the chosen chunker and store.
+
+The root callback parses ``--chunker`` and ``--store`` once into a
+:class:`GlobalOptions` kept on the click context; commands read it with
+:func:`global_options` and may override either value with their own option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+
+from jw_rag.chunkers import available_chunkers
+from jw_rag.config import default_store
+from jw_rag.errors import ConfigError
+from jw_rag.store import Store, open_store
+
+__all__ = [
+    "CHUNKER_HELP",
+    "STORE_HELP",
+    "ChunkerOpt",
+    "GlobalOptions",
+    "LanguageOpt",
+    "StoreOpt",
+    "check_chunker",
+    "global_options",
+    "opened_store",
+]
+
+STORE_HELP = (
+    "Store: a SQLite file path or a postgresql:// DSN "
+    "(default: $JW_STORE, else ~/.jw-agent-toolkit/store.sqlite)."
+)
+CHUNKER_HELP = "Chunker name (default: $JW_CHUNKER, else paragraph)."
+
+ChunkerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--chunker", help="Chunker for this command; overrides jw --chunker. " + CHUNKER_HELP
+    ),
+]
+StoreOpt = Annotated[
+    str | None, typer.Option("--store", help="Overrides jw --store. " + STORE_HELP)
+]
+LanguageOpt = Annotated[
+    str | None,
+    typer.Option("--language", help="Language code (en, es, pt) overriding the detected one."),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalOptions:
+    """``chunker`` None means: the library default ($JW_CHUNKER, else paragraph)."""
+
+    chunker: str | None = None
+    store: str | None = None
+
+    def chunker_for(self, override: str | None) -> str | None:
+        return check_chunker(override) if override is not None else self.chunker
+
+    def store_for(self, override: str | None) -> str:
+        return override or self.store or default_store()
+
+
+def check_chunker(name: str) -> str:
+    """``name`` normalised, or a one-line :class:`ConfigError` listing the valid names."""
+    chosen = name.strip().lower()
+    valid = available_chunkers()
+    if chosen not in valid:
+        raise ConfigError(f"unknown chunker {name!r}; valid names: {', '.join(valid)}")
+    return chosen
+
+
+def global_options(ctx: typer.Context) -> GlobalOptions:
+    """The root command's options (defaults when a sub-app runs on its own)."""
+    root = ctx.find_root()
+    obj = root.obj
+    return obj if isinstance(obj, GlobalOptions) else GlobalOptions()
+
+
+@contextmanager
+def opened_store(location: str) -> Iterator[Store]:
+    """The store at ``location``, closed on exit."""
+    store = open_store(location)
+    try:
+        yield store
+    finally:
+        store.close()

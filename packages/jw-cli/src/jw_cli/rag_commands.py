@@ -1,0 +1,136 @@
+"""``jw rag ...``: ingest, search, inspect and compare chunkings (logic lives in :mod:`jw_rag`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from jw_cli.diff_html import render_chunk_diff
+from jw_cli.ingest_commands import ingest_app
+from jw_cli.options import ChunkerOpt, StoreOpt, check_chunker, global_options, opened_store
+from jw_cli.views import chunk_dict, chunks_table, hit_dict, hits_table, stats_table
+from jw_rag.errors import ConfigError, StoreError
+from jw_rag.ingest import chunk_document, load_documents
+from jw_rag.retrieve import EXPANSIONS, retrieve
+
+__all__ = ["rag_app"]
+
+rag_app = typer.Typer(
+    help=(
+        "Index and search publications. The store is a SQLite file (or a postgresql:// DSN): "
+        "--store, else $JW_STORE, else ~/.jw-agent-toolkit/store.sqlite."
+    ),
+    no_args_is_help=True,
+)
+rag_app.add_typer(ingest_app, name="ingest")
+
+MODES = ("dense", "bm25", "hybrid")
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _print_json(value: Any) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def _choice(value: str, valid: tuple[str, ...], option: str) -> str:
+    chosen = value.strip().lower()
+    if chosen not in valid:
+        raise ConfigError(f"{option} {value!r} is not one of {', '.join(valid)}")
+    return chosen
+
+
+@rag_app.command()
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int, typer.Option("--k", min=1, help="Number of hits.")] = 5,
+    mode: Annotated[str, typer.Option(help="dense | bm25 | hybrid.")] = "hybrid",
+    expand: Annotated[
+        str,
+        typer.Option(help="Context delivered with each hit: none | neighbors | chain | parent."),
+    ] = "none",
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search the store; each row shows where the hit comes from."""
+    mode = _choice(mode, MODES, "--mode")
+    expand = _choice(expand, EXPANSIONS, "--expand")
+    with opened_store(global_options(ctx).store_for(store)) as st:
+        hits = retrieve(st, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]
+    if as_json:
+        _print_json([hit_dict(h) for h in hits])
+    else:
+        Console().print(hits_table(hits, query))
+
+
+@rag_app.command()
+def stats(ctx: typer.Context, store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+    """Counts of chunks and sources, by language and chunker; the embedder in use."""
+    with opened_store(global_options(ctx).store_for(store)) as st:
+        info = st.stats()
+    if as_json:
+        _print_json(info)
+    else:
+        Console().print(stats_table(info))
+
+
+@rag_app.command()
+def delete(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--source", help="Source id (see `jw rag stats`).")],
+    store: StoreOpt = None,
+) -> None:
+    """Remove one source's chunks, vectors and parents from the store."""
+    location = global_options(ctx).store_for(store)
+    with opened_store(location) as st:
+        removed = st.delete_source(source)
+    if not removed:
+        raise StoreError(
+            f"no source {source!r} in {location}: `jw rag stats` lists the stored source ids"
+        )
+    typer.echo(f"deleted {removed} chunks of {source}")
+
+
+@rag_app.command()
+def chunk(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
+    chunker: ChunkerOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show how a source would be chunked, with each chunk's provenance; stores nothing."""
+    chosen = global_options(ctx).chunker_for(chunker)
+    docs = load_documents(source)
+    out: list[dict[str, Any]] = []
+    console = Console()
+    for doc in docs:
+        chunks = chunk_document(doc, chunker=chosen)
+        if as_json:
+            out.append({"source_id": doc.source_id, "chunks": [chunk_dict(c) for c in chunks]})
+            continue
+        name = chunks[0].metadata.get("chunker", chosen) if chunks else chosen
+        console.print(chunks_table(chunks, f"{doc.source_id}: {len(chunks)} chunks ({name})"))
+    if as_json:
+        _print_json(out)
+
+
+@rag_app.command()
+def diff(
+    source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
+    html: Annotated[Path, typer.Option("--html", help="HTML file to write.")],
+    chunkers: Annotated[
+        str, typer.Option(help="Comma-separated chunker names, one column each.")
+    ] = "paragraph,semantic",
+) -> None:
+    """Write a self-contained HTML page comparing chunkers side by side."""
+    names = [check_chunker(n) for n in chunkers.split(",") if n.strip()]
+    if not names:
+        raise ConfigError("--chunkers is empty: give names such as paragraph,semantic")
+    docs = load_documents(source)
+    columns = {name: [chunk_document(doc, chunker=name) for doc in docs] for name in names}
+    html.write_text(render_chunk_diff(docs, columns, source=source), encoding="utf-8")
+    typer.echo(f"wrote {html}")

@@ -1,0 +1,24 @@
+"""CLI tests: a fake embedder, a wide terminal, and the bundled Spanish corpus."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # png_reader
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def _cli_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    monkeypatch.setenv("COLUMNS", "220")
+
+
+@pytest.fixture
+def corpus() -> Path:
+    return CORPUS
