@@ -1,0 +1,243 @@
+"""What the PostgreSQL store promises beyond the shared contract: atomic
+replaces, parallel writer processes, clear errors, migrations, indexes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from pg_harness import PgDatabase
+from store_helpers import CountingEmbedder, make_chunks
+
+from jw_rag.errors import StoreError
+from jw_rag.model import Chunk
+from jw_rag.store import open_store
+from jw_rag.store.postgres import PostgresStore, describe_dsn
+
+HELPERS = Path(__file__).resolve().parent.parent / "store"
+
+
+def _snapshot(dsn: str) -> dict[str, Any]:
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        st = s.stats()
+        st.pop("size_bytes")
+        ids = [f"book:{i}" for i in range(400)] + ["other:0", "other:1"]
+        source = dict(s.get_source("book") or {})
+        return {
+            "stats": st,
+            "chunks": s.get(ids),
+            "parents": s.get_parents(["book:p0"]),
+            "source": source,
+            "bm25": [h.chunk.id for h in s.search("lamps oil number5", k=5, mode="bm25")],
+            "dense": [h.chunk.id for h in s.search("old paragraph 3 of book", k=5)],
+        }
+
+
+def _seed(dsn: str) -> None:
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        parent = Chunk("book:p0", "the old parent", "book")
+        s.replace_source(
+            "book", make_chunks("book", 300, "old"), content_hash="v1", parents=[parent]
+        )
+        s.add(make_chunks("other", 2))
+
+
+class _Boom(RuntimeError):
+    pass
+
+
+def test_exception_mid_replace_leaves_store_unchanged(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    _seed(dsn)
+    before = _snapshot(dsn)
+
+    class Failing(PostgresStore):
+        batches = 0
+
+        def _copy_batch(self, *args: Any) -> None:
+            super()._copy_batch(*args)
+            Failing.batches += 1
+            if Failing.batches == 3:
+                raise _Boom("disk full")
+
+    with Failing(dsn, embedder=CountingEmbedder(), pool_size=1) as s:
+        with pytest.raises(_Boom):
+            s.replace_source("book", make_chunks("book", 5000, "new"), content_hash="v2")
+        # The same (only) pooled connection keeps working after the rollback.
+        assert s.stats()["chunks"] == before["stats"]["chunks"]
+    assert Failing.batches == 3
+    assert _snapshot(dsn) == before
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    sys.path.insert(0, {helpers!r})
+    from store_helpers import CountingEmbedder, make_chunks
+    from jw_rag.store.postgres import PostgresStore
+
+    start = Path({start!r})
+    while not start.exists():
+        time.sleep(0.01)
+    store = PostgresStore({dsn!r}, embedder=CountingEmbedder())
+    # all writers ingest the same content at once: exactly one of them writes it
+    wrote = store.replace_source("shared", make_chunks("shared", 30, "{name}"), content_hash="same")
+    for i in range(15):
+        sid = "{name}-" + str(i)
+        store.replace_source(sid, make_chunks(sid, 40, "{name}"), content_hash="h")
+        store.add(make_chunks(sid + "-extra", 3))
+        # and all keep re-ingesting one source with new content: never a mix of versions
+        tag = "{name}" + str(i)
+        store.replace_source("contended", make_chunks("contended", 10 + i, tag), content_hash=tag)
+    store.close()
+    print("wrote" if wrote else "skipped")
+    """
+)
+
+
+def test_parallel_writer_processes_lose_nothing(pg_database: PgDatabase, tmp_path: Path) -> None:
+    dsn = pg_database()
+    start = tmp_path / "go"
+    PostgresStore(dsn, embedder=CountingEmbedder()).close()  # schema exists, no vectors yet
+    names = ("alpha", "beta", "gamma")
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WRITER.format(helpers=str(HELPERS), start=str(start), dsn=dsn, name=name),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name in names
+    ]
+    start.write_text("go")
+    outputs = []
+    for p in procs:
+        out, err = p.communicate(timeout=240)
+        assert p.returncode == 0, err.decode()
+        outputs.append(out.decode().strip())
+    assert sorted(outputs) == ["skipped", "skipped", "wrote"]
+    winner = names[outputs.index("wrote")]
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        shared = s.get([f"shared:{i}" for i in range(30)])
+        assert len(shared) == 30 and all(c.text.startswith(winner + " ") for c in shared)
+        contended = s.get_source("contended")
+        tag = contended["content_hash"]
+        chunks = s.get([f"contended:{i}" for i in range(30)])
+        assert len(chunks) == 10 + int(tag[-2:].lstrip("abcdefghijklmnopqrstuvwxyz"))
+        assert all(c.text.startswith(tag + " ") for c in chunks)
+        st = s.stats()
+        assert st["per_source"].pop("shared") == 30
+        assert st["per_source"].pop("contended") == len(chunks)
+        assert sum(st["per_source"].values()) == 3 * 15 * 43
+        assert st["sources"] == 3 * 15 * 2 + 2
+        assert all(n == 40 for sid, n in st["per_source"].items() if not sid.endswith("extra"))
+        hits = s.search("gamma", k=5, mode="bm25", filters={"source_id": "gamma-14"})
+        assert len(hits) == 5
+
+
+def test_unreachable_server_is_one_clear_line() -> None:
+    dsn = "postgresql://reader:s3cret@127.0.0.1:1/library"
+    with pytest.raises(StoreError) as info:
+        PostgresStore(dsn, connect_timeout=2)
+    message = str(info.value)
+    assert "\n" not in message and "s3cret" not in message
+    assert "postgresql://reader@127.0.0.1:1/library" in message
+    assert "check that the server is running" in message
+
+
+def test_bad_dsn_is_a_store_error() -> None:
+    with pytest.raises(StoreError, match="invalid PostgreSQL DSN"):
+        PostgresStore("postgresql://u:pw@127.0.0.1/db?nosuchoption=1")
+    assert describe_dsn("host=db.example.org port=6543 dbname=lib password=pw") == (
+        "postgresql://db.example.org:6543/lib"
+    )
+
+
+def test_another_embedder_gets_the_sqlite_message(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        s.add(make_chunks("a", 3))
+    other = CountingEmbedder(dim=16, model_id="other-model")
+    with PostgresStore(dsn, embedder=other) as s:
+        with pytest.raises(StoreError, match="holds vectors from embedder 'fake-32'"):
+            s.add(make_chunks("b", 1))
+        with pytest.raises(StoreError, match="open it with the 'fake-32' embedder"):
+            s.search("paragraph")
+        assert other.calls == 0
+        # once every vector is gone, the store takes the new model and dimension
+        s.delete_source("a")
+        assert s.add(make_chunks("b", 2)) == 2
+        assert s.stats()["dim"] == 16
+        assert {h.chunk.id for h in s.search("paragraph of b", k=5)} == {"b:0", "b:1"}
+
+
+def test_schema_is_versioned_and_checked(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    PostgresStore(dsn, embedder=CountingEmbedder()).close()
+    PostgresStore(dsn, embedder=CountingEmbedder()).close()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT version FROM jw_schema_version").fetchall() == [(1,)]
+        conn.execute("INSERT INTO jw_schema_version (version) VALUES (99)")
+    with pytest.raises(StoreError, match="schema 99 .* upgrade jw-rag"):
+        PostgresStore(dsn)
+    foreign = pg_database()
+    with psycopg.connect(foreign, autocommit=True) as conn:
+        conn.execute("CREATE TABLE jw_chunks (x int)")
+    with pytest.raises(StoreError, match="not a jw-rag store"):
+        PostgresStore(foreign)
+
+
+def test_vector_column_index_and_text_configurations(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        s.add(make_chunks("en", 2) + make_chunks("es", 1, language="es"))
+        s.add([Chunk("x:0", "sin idioma", "x")])
+    with psycopg.connect(dsn) as conn:
+        kind = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+            "WHERE attrelid = 'jw_chunks'::regclass AND attname = 'embedding'"
+        ).fetchone()
+        assert kind == ("vector(32)",)
+        indexdef = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'jw_chunks_hnsw'"
+        ).fetchone()
+        assert indexdef and "hnsw (embedding vector_cosine_ops)" in indexdef[0]
+        configs = conn.execute("SELECT id, ts_config::text FROM jw_chunks ORDER BY id").fetchall()
+        assert configs == [
+            ("en:0", "english"),
+            ("en:1", "english"),
+            ("es:0", "spanish"),
+            ("x:0", "simple"),
+        ]
+
+
+def test_open_store_takes_a_dsn(pg_database: PgDatabase, monkeypatch: pytest.MonkeyPatch) -> None:
+    dsn = pg_database()
+    monkeypatch.setenv("JW_STORE", dsn)
+    with open_store(embedder=CountingEmbedder()) as s:
+        assert isinstance(s, PostgresStore)
+        s.add(make_chunks("s", 4))
+    with open_store(dsn, embedder=CountingEmbedder()) as s:
+        assert [h.chunk.id for h in s.search("number3", mode="bm25")] == ["s:3"]
+
+
+def test_hnsw_search_agrees_with_exact_search(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        s.add(make_chunks("big", 3000, "lamps"))
+        queries = [f"paragraph {i} of big about oil" for i in range(0, 3000, 300)]
+        overlap = 0
+        for q in queries:
+            approx = [h.chunk.id for h in s.search(q, k=10)]
+            exact = [h.chunk.id for h in s.search(q, k=1001)][:10]  # k > ef_search: exact scan
+            overlap += len(set(approx) & set(exact))
+        assert overlap / (10 * len(queries)) >= 0.9
