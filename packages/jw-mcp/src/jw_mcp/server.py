@@ -1,0 +1,170 @@
+"""``jw-mcp``: the toolkit's ingest and search over MCP (stdio).
+
+Tools: ``set_chunker`` / ``get_chunker`` (the choice is per client
+connection), ``ingest_*`` for every source kind (``chunker=None`` uses the
+connection's choice), ``search`` and ``stats``. The store is ``$JW_STORE``,
+else ``~/.jw-agent-toolkit/store.sqlite``; the embedder ``$JW_EMBEDDER``, else
+``use``. Library errors come back as tool errors carrying their one-line
+message.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+import jw_rag.ingest as ingest
+from jw_mcp import sessions
+from jw_rag.config import default_store
+from jw_rag.errors import JwRagError
+from jw_rag.ingest import IngestResult
+from jw_rag.retrieve import retrieve
+from jw_rag.store import Store, open_store
+
+__all__ = ["build_server", "main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _tool_errors(fn: F) -> F:
+    """Library, option and file errors become a ToolError with the one-line message."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (JwRagError, ValueError, OSError) as exc:
+            raise ToolError(" ".join(str(exc).split())) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def _store() -> Iterator[Store]:
+    store = open_store(default_store())
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _result(r: IngestResult) -> dict[str, Any]:
+    return {
+        "source_id": r.source_id,
+        "chunks": r.chunks,
+        "skipped": r.skipped,
+        "chunker": r.chunker,
+        "language": r.language,
+    }
+
+
+def _chunker(ctx: Context, chunker: str | None) -> str:
+    if chunker is not None:
+        return sessions.valid_chunker(chunker)
+    return sessions.choice(sessions.connection_state(ctx))["chunker"]
+
+
+def _hit(hit: Any) -> dict[str, Any]:
+    return {
+        "rank": hit.rank,
+        "score": hit.score,
+        "id": hit.chunk.id,
+        "source_id": hit.chunk.source_id,
+        "text": hit.chunk.text,
+        "metadata": dict(hit.chunk.metadata),
+        "expanded": [{"id": c.id, "text": c.text} for c in hit.expanded],
+    }
+
+
+def build_server() -> MCPServer:
+    """The server with every tool registered (no store is opened until a tool runs)."""
+    server = MCPServer("jw-agent-toolkit", instructions=__doc__)
+
+    @server.tool()
+    @_tool_errors
+    def set_chunker(name: str, ctx: Context) -> dict[str, str]:
+        """Choose the chunker this connection's ingest tools use (see get_chunker)."""
+        return sessions.set_choice(sessions.connection_state(ctx), name)
+
+    @server.tool()
+    @_tool_errors
+    def get_chunker(ctx: Context) -> dict[str, Any]:
+        """The chunker in use for this connection, where it came from, and the valid names."""
+        from jw_rag.chunkers import available_chunkers
+
+        out: dict[str, Any] = dict(sessions.choice(sessions.connection_state(ctx)))
+        out["available"] = list(available_chunkers())
+        return out
+
+    def _single(function_name: str, doc: str) -> None:
+        function = getattr(ingest, function_name)
+
+        @_tool_errors
+        def tool(
+            url_or_path: str, ctx: Context, chunker: str | None = None, language: str | None = None
+        ) -> dict[str, Any]:
+            with _store() as store:
+                return _result(
+                    function(store, url_or_path, chunker=_chunker(ctx, chunker), language=language)
+                )
+
+        tool.__doc__ = doc
+        server.add_tool(tool, name=function_name, description=doc)
+
+    def _many(function_name: str, doc: str) -> None:
+        function = getattr(ingest, function_name, None)
+        if function is None:
+            return
+
+        @_tool_errors
+        def tool(
+            path: str, ctx: Context, chunker: str | None = None, language: str | None = None
+        ) -> list[dict[str, Any]]:
+            with _store() as store:
+                results = function(store, path, chunker=_chunker(ctx, chunker), language=language)
+            return [_result(r) for r in results]
+
+        tool.__doc__ = doc
+        server.add_tool(tool, name=function_name, description=doc)
+
+    _single("ingest_article", "Parse, chunk and store one HTML article (file path or URL).")
+    _single("ingest_bible_chapter", "Store one Bible chapter page verse by verse.")
+    _single("ingest_pdf", "Parse, chunk and store a PDF file.")
+    _single("ingest_markdown", "Parse, chunk and store a Markdown file.")
+    _single("ingest_text", "Parse, chunk and store a plain UTF-8 text file.")
+    _many("ingest_epub", "Parse, chunk and store every chapter of an EPUB.")
+    _many("ingest_jwpub", "Parse, chunk and store every document of a .jwpub publication.")
+    _many("ingest_jw_library_backup", "Store every note of a .jwlibrary backup.")
+
+    @server.tool()
+    @_tool_errors
+    def search(
+        query: str, k: int = 5, mode: str = "hybrid", expand: str = "none"
+    ) -> list[dict[str, Any]]:
+        """Search the store. mode: dense | bm25 | hybrid; expand: none | neighbors | chain | parent."""
+        if mode not in ("dense", "bm25", "hybrid"):
+            raise ValueError(f"mode {mode!r} is not one of dense, bm25, hybrid")
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        with _store() as store:
+            hits = retrieve(store, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]
+        return [_hit(h) for h in hits]
+
+    @server.tool()
+    @_tool_errors
+    def stats() -> dict[str, Any]:
+        """Chunk and source counts by language and chunker, the embedder and the store path."""
+        with _store() as store:
+            return store.stats()
+
+    return server
+
+
+def main() -> None:
+    """Serve over stdio."""
+    build_server().run()

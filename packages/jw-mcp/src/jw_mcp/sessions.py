@@ -1,0 +1,58 @@
+"""The chunker each MCP client chose, kept per connection.
+
+The choice lives in the connection's own state (``Connection.state``, which
+persists across the requests of one connection): two clients never see each
+other's choice. Without a connection object (an in-process call) the server
+process's own state is used. The default is ``$JW_CHUNKER``, else
+``paragraph``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+from typing import Any
+
+from jw_rag.chunkers import available_chunkers
+from jw_rag.chunkers.registry import DEFAULT_CHUNKER, ENV_VAR
+from jw_rag.errors import ConfigError
+
+__all__ = ["choice", "connection_state", "default_chunker", "set_choice", "valid_chunker"]
+
+_KEY = "jw_mcp.chunker"
+_PROCESS_STATE: dict[str, Any] = {}
+
+
+def connection_state(ctx: Any) -> MutableMapping[str, Any]:
+    """The per-connection state dict behind an MCP request context."""
+    session = getattr(ctx, "session", None) if ctx is not None else None
+    connection = getattr(session, "_connection", None)
+    state = getattr(connection, "state", None)
+    return state if isinstance(state, MutableMapping) else _PROCESS_STATE
+
+
+def valid_chunker(name: str) -> str:
+    chosen = name.strip().lower()
+    valid = available_chunkers()
+    if chosen not in valid:
+        raise ConfigError(f"unknown chunker {name!r}; valid names: {', '.join(valid)}")
+    return chosen
+
+
+def default_chunker() -> tuple[str, str]:
+    """``(name, where it came from)``: ``$JW_CHUNKER`` or the built-in default."""
+    env = os.environ.get(ENV_VAR)
+    return (valid_chunker(env), ENV_VAR) if env else (DEFAULT_CHUNKER, "default")
+
+
+def choice(state: MutableMapping[str, Any]) -> dict[str, str]:
+    """``{"chunker": name, "source": "session" | "JW_CHUNKER" | "default"}``."""
+    if _KEY in state:
+        return {"chunker": state[_KEY], "source": "session"}
+    name, source = default_chunker()
+    return {"chunker": name, "source": source}
+
+
+def set_choice(state: MutableMapping[str, Any], name: str) -> dict[str, str]:
+    state[_KEY] = valid_chunker(name)
+    return choice(state)

@@ -1,0 +1,170 @@
+"""``jw-mcp`` end to end: the SDK's stdio client talks to the server as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from jw_rag.chunkers import available_chunkers
+
+REPO = Path(__file__).resolve().parents[2]
+ARTICLE = (
+    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"
+)
+TRANSCRIPT = os.environ.get("JW_MCP_TRANSCRIPT")  # set to a path to save one session as JSON lines
+
+
+class Client:
+    """A ClientSession that keeps every tool request and response (as JSON) it made."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+        self.log: list[dict[str, Any]] = []
+
+    async def call(self, tool: str, /, **arguments: Any) -> tuple[bool, Any]:
+        result = await self.session.call_tool(tool, arguments)
+        self.log.append({"request": {"method": "tools/call", "params": {"name": tool, "arguments": arguments}},
+                         "response": result.model_dump(mode="json", exclude_none=True)})  # fmt: skip
+        text = result.content[0].text if result.content else ""
+        if result.is_error:
+            return True, text
+        if result.structured_content is not None:
+            value = result.structured_content
+            return False, value.get("result", value) if set(value) == {"result"} else value
+        return False, json.loads(text)
+
+
+@asynccontextmanager
+async def connect(tmp_path: Path, **env: str) -> AsyncIterator[Client]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", "from jw_mcp.server import main; main()"],
+        env={
+            "JW_STORE": str(tmp_path / "store.sqlite"),
+            "JW_EMBEDDER": "fake",
+            "JW_HOME": str(tmp_path / "home"),
+            **env,
+        },  # fmt: skip
+        cwd=str(REPO),
+    )
+    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):  # noqa: SIM115
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield Client(session)
+
+
+def test_tools_ingest_search_stats(tmp_path: Path) -> None:
+    async def scenario() -> Client:
+        async with connect(tmp_path) as c:
+            tools = await c.session.list_tools()
+            c.log.append(
+                {
+                    "request": {"method": "tools/list"},
+                    "response": {"tools": [t.name for t in tools.tools]},
+                }
+            )
+            names = {t.name for t in tools.tools}
+            assert {"set_chunker", "get_chunker", "ingest_article", "ingest_bible_chapter", "ingest_epub",
+                    "ingest_pdf", "ingest_markdown", "ingest_jwpub", "ingest_jw_library_backup",
+                    "search", "stats"} <= names  # fmt: skip
+            assert (await c.call("get_chunker"))[1]["chunker"] == "paragraph"
+            assert (await c.call("set_chunker", name="Semantic"))[1] == {
+                "chunker": "semantic",
+                "source": "session",
+            }
+            error, result = await c.call("ingest_article", url_or_path=str(ARTICLE))
+            assert not error
+            assert result == {
+                "source_id": "alma",
+                "chunks": 6,
+                "skipped": False,
+                "chunker": "semantic",
+                "language": "es",
+            }
+            error, hits = await c.call(
+                "search", query="el alma que peca morirá", k=2, mode="bm25", expand="neighbors"
+            )
+            assert not error and hits[0]["source_id"] == "alma" and "peca morirá" in hits[0]["text"]
+            assert hits[0]["metadata"]["chunker"] == "semantic"
+            assert hits[0]["id"] in [e["id"] for e in hits[0]["expanded"]]
+            error, stats = await c.call("stats")
+            assert not error and stats["chunks"] == 6 and stats["chunkers"] == {"semantic": 6}
+            # an explicit chunker beats the session's choice
+            error, again = await c.call(
+                "ingest_article", url_or_path=str(ARTICLE), chunker="paragraph"
+            )
+            assert (again["chunker"], again["chunks"]) == ("paragraph", 7)
+            error, message = await c.call("set_chunker", name="nope")
+            valid = ", ".join(available_chunkers())
+            assert error
+            assert message == (
+                f"Error executing tool set_chunker: unknown chunker 'nope'; valid names: {valid}"
+            )
+            error, message = await c.call(
+                "ingest_article", url_or_path=str(ARTICLE), chunker="bogus"
+            )
+            assert error and message.startswith(
+                "Error executing tool ingest_article: unknown chunker 'bogus'; valid names: "
+            )
+            error, message = await c.call(
+                "ingest_article", url_or_path=str(tmp_path / "missing.html")
+            )
+            assert error and "missing.html" in message and "\n" not in message
+            assert (await c.call("stats"))[1]["chunks"] == 7  # failed calls stored nothing
+            return c
+
+    client = anyio.run(scenario)
+    if TRANSCRIPT:
+        with open(TRANSCRIPT, "w", encoding="utf-8") as fh:
+            for entry in client.log:
+                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def test_two_clients_keep_separate_chunker_choices(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with (
+            connect(tmp_path / "a") as a,
+            connect(tmp_path / "b", JW_CHUNKER="structure") as b,
+        ):
+            assert (await b.call("get_chunker"))[1]["source"] == "JW_CHUNKER"
+            await a.call("set_chunker", name="semantic")
+            assert (await b.call("get_chunker"))[1]["chunker"] == "structure"
+            await b.call("set_chunker", name="paragraph")
+            assert (await a.call("get_chunker"))[1]["chunker"] == "semantic"
+            ra = (await a.call("ingest_article", url_or_path=str(ARTICLE)))[1]
+            rb = (await b.call("ingest_article", url_or_path=str(ARTICLE)))[1]
+            assert (ra["chunker"], rb["chunker"]) == ("semantic", "paragraph")
+
+    anyio.run(scenario)
+
+
+def test_sessions_in_one_process_are_keyed_by_connection() -> None:
+    from jw_mcp import sessions
+
+    class Conn:
+        def __init__(self) -> None:
+            self.state: dict[str, Any] = {}
+
+    class Ctx:
+        def __init__(self, conn: Conn) -> None:
+            self.session = type("S", (), {"_connection": conn})()
+
+    one, two = Conn(), Conn()
+    sessions.set_choice(sessions.connection_state(Ctx(one)), "semantic")
+    assert sessions.choice(sessions.connection_state(Ctx(one)))["chunker"] == "semantic"
+    assert sessions.choice(sessions.connection_state(Ctx(two))) == {
+        "chunker": "paragraph",
+        "source": "default",
+    }
+    with pytest.raises(ValueError, match="unknown chunker 'x'"):
+        sessions.set_choice(two.state, "x")
