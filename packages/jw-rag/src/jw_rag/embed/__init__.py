@@ -5,15 +5,51 @@ every backend class is importable from here too. Importing this package loads no
 model and opens no connection; optional backends import their libraries on first use.
 """
 
-from jw_rag.embed.cache import EmbeddingCache
-from jw_rag.embed.cached import CachedEmbedder
-from jw_rag.embed.fake import FakeEmbedder
-from jw_rag.embed.ollama import OllamaEmbedder
-from jw_rag.embed.openai_compat import OpenAIEmbedder
-from jw_rag.embed.protocol import Embedder, Vectors
-from jw_rag.embed.registry import available_embedders, get_embedder
-from jw_rag.embed.sentence_transformer import SentenceTransformerEmbedder
-from jw_rag.embed.use import USEEmbedder
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jw_rag.embed.cache import EmbeddingCache
+    from jw_rag.embed.cached import CachedEmbedder
+    from jw_rag.embed.fake import FakeEmbedder
+    from jw_rag.embed.ollama import OllamaEmbedder
+    from jw_rag.embed.openai_compat import OpenAIEmbedder
+    from jw_rag.embed.protocol import Embedder, Vectors
+    from jw_rag.embed.registry import available_embedders, get_embedder
+    from jw_rag.embed.sentence_transformer import SentenceTransformerEmbedder
+    from jw_rag.embed.use import USEEmbedder
+
+# Each public name and the submodule that defines it; loaded on first access so that
+# importing jw_rag.embed (or a module that needs only its protocol) stays cheap.
+_WHERE = {
+    "CachedEmbedder": "cached",
+    "Embedder": "protocol",
+    "EmbeddingCache": "cache",
+    "FakeEmbedder": "fake",
+    "OllamaEmbedder": "ollama",
+    "OpenAIEmbedder": "openai_compat",
+    "SentenceTransformerEmbedder": "sentence_transformer",
+    "USEEmbedder": "use",
+    "Vectors": "protocol",
+    "available_embedders": "registry",
+    "get_embedder": "registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'jw_rag.embed' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"jw_rag.embed.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "CachedEmbedder",
