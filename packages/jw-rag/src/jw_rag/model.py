@@ -120,7 +120,11 @@ def content_bounds(text: str) -> tuple[int, int]:
 def rebuild_text(paragraphs: Sequence[str | Paragraph], span: Span | Mapping[str, Any]) -> str:
     """The text a span designates: the first paragraph from ``start_char``, the
     whole content (whitespace-trimmed) of every non-blank paragraph in between,
-    the last one up to ``end_char``, joined by :data:`PARAGRAPH_SEPARATOR`."""
+    the last one up to ``end_char``, joined by :data:`PARAGRAPH_SEPARATOR`.
+
+    Whitespace at the joins (the end of the first paragraph, the start of the
+    last) is left out, so a chunk's length is the sum of its paragraphs'
+    trimmed lengths plus the separators, which is what chunkers budget."""
     if not isinstance(span, Span):
         span = Span.from_dict(span)
     if not (0 <= span.start_para <= span.end_para < len(paragraphs)):
@@ -132,12 +136,12 @@ def rebuild_text(paragraphs: Sequence[str | Paragraph], span: Span | Mapping[str
 
     if span.start_para == span.end_para:
         return text_of(span.start_para)[span.start_char : span.end_char]
-    parts = [text_of(span.start_para)[span.start_char :]]
+    parts = [text_of(span.start_para)[span.start_char :].rstrip()]
     for k in range(span.start_para + 1, span.end_para):
         middle = text_of(k).strip()
         if middle:
             parts.append(middle)
-    parts.append(text_of(span.end_para)[: span.end_char])
+    parts.append(text_of(span.end_para)[: span.end_char].lstrip())
     return PARAGRAPH_SEPARATOR.join(parts)
 
 
