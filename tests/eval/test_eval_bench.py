@@ -200,3 +200,38 @@ def test_lexical_retrievers_and_neighbour_delivery(retriever: str) -> None:
     assert w["lh-2"]["char_precision@1"] < p["lh-2"]["char_precision@1"]
     for qid in p:
         assert w[qid]["complete@1"] >= p[qid]["complete@1"]
+
+
+def test_per_variant_expansion_and_budgeted_ndcg() -> None:
+    opts = BenchOptions(
+        variants="paragraph,paragraph+neighbors,parent-child+parent", dataset=SQUAD, k=3
+    )
+    report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
+    plain = _variant(report, "paragraph")
+    wide = _variant(report, "paragraph+neighbors")
+    pc = _variant(report, "parent-child+parent")
+    # the same hits, so the hit-level NDCG is identical ...
+    assert [r["ndcg@10"] for r in wide["queries"]] == [r["ndcg@10"] for r in plain["queries"]]
+    # ... while delivery sees the neighbours: more of the evidence, never less
+    for a, b in zip(plain["queries"], wide["queries"], strict=True):
+        assert b["char_recall@3"] >= a["char_recall@3"]
+    # each article is one parent (structure parents up to 8,000 chars), so the
+    # parent delivers every answer in full whenever the right article is hit
+    assert any(row["doc_ndcg@10"] > 0 for row in pc["queries"])
+    for row in pc["queries"]:
+        assert row["complete@3"] == (1.0 if row["doc_ndcg@10"] > 0 else 0.0)
+    assert pc["n_chunks"] == plain["n_chunks"]  # only children are indexed
+    assert "ci95" in plain["metrics"]["ndcg@2000c"]
+    budget = report["budget_deltas"]["ndcg@2000c"]
+    assert set(budget) == {
+        "delta_paragraph+neighbors_vs_paragraph",
+        "delta_parent-child+parent_vs_paragraph",
+    }
+    assert budget["delta_paragraph+neighbors_vs_paragraph"]["en"]["metric"] == "ndcg@2000c"
+
+
+def test_unknown_expansion_in_a_variant_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError, match="unknown expansion 'sideways'"):
+        parse_variants("paragraph+sideways")
+    assert parse_variant("semantic:target_chars=1200+chain").expand == "chain"
+    assert parse_variant("semchunk:800+neighbors").peer

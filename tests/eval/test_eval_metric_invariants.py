@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jw_eval.metrics import (
+    budget_groups,
     char_scores,
     complete_evidence,
+    grouped_ndcg,
     hit_at_k,
     ndcg_at_k,
     recall_at_k,
@@ -59,3 +62,26 @@ def test_budget_never_exceeds_and_never_repeats(
         assert len(a) > 0
         assert any(b.contains(a) for rank in delivered for b in rank)
         assert not any(a.overlaps(b) for b in got[i + 1 :])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(_range, min_size=1, max_size=3), max_size=10),
+    st.integers(1, 500),
+    _expected,
+)
+def test_budgeted_ndcg_grows_with_the_budget_and_matches_hit_ndcg_unexpanded(
+    delivered: list[list[DocRange]], budget: int, expected: list[ExpectedSpan]
+) -> None:
+    small = grouped_ndcg(budget_groups(delivered, budget), expected)
+    large = grouped_ndcg(budget_groups(delivered, budget + 200), expected)
+    assert 0.0 <= small <= large + 1e-12 <= 1.0 + 1e-12
+    # one range per rank and a budget that holds everything: the hit-level NDCG
+    singles = [rank[:1] for rank in delivered]
+    total = sum(len(r[0]) for r in singles) or 1
+    got = budget_groups(singles, total)
+    if all(len(g) == 1 and g[0] == s[0] for g, s in zip(got, singles, strict=False)) and len(
+        got
+    ) == len(singles):
+        flat = [s[0] for s in singles]
+        assert grouped_ndcg(got, expected) == pytest.approx(ndcg_at_k(flat, expected, 10))

@@ -10,8 +10,10 @@ import pytest
 from ir_measures import Qrel, ScoredDoc
 
 from jw_eval.metrics import (
+    budget_groups,
     char_scores,
     complete_evidence,
+    grouped_ndcg,
     hit_at_k,
     ndcg_at_k,
     recall_at_k,
@@ -88,6 +90,32 @@ def test_budget_truncates_in_rank_order_and_never_pays_twice() -> None:
     assert out == [R(0, 1500), R(1500, 2000)]
     out = within_budget(delivered, 2200)
     assert out == [R(0, 1500), R(1500, 2000), R(5000, 5200)]
+
+
+def test_budget_groups_keep_ranks_and_stop_when_spent() -> None:
+    delivered = [[R(0, 1500)], [R(1000, 2000), R(5000, 6000)], [R(7000, 7100)]]
+    assert budget_groups(delivered, 2200) == [[R(0, 1500)], [R(1500, 2000), R(5000, 5200)]]
+    # a rank whose chunks were all delivered already is an empty group
+    assert budget_groups([[R(0, 10)], [R(0, 10)], [R(20, 30)]], 100) == [
+        [R(0, 10)],
+        [],
+        [R(20, 30)],
+    ]
+
+
+def test_grouped_ndcg_credits_a_span_at_the_first_group_that_delivers_it() -> None:
+    chain = [E(0, 10), E(20, 30), E(40, 50)]
+    # the hit holds span 1; its neighbours deliver spans 0 and 2 at the same rank
+    assert grouped_ndcg([[R(0, 12), R(18, 32), R(38, 52)]], chain) == 1.0
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    # delivered one per rank, in order: the ideal ranking
+    assert grouped_ndcg([[R(0, 10)], [R(20, 30)], [R(40, 50)]], chain) == pytest.approx(1.0)
+    # spans 0 and 2 only at rank 3; rank 2 delivered nothing relevant
+    got = grouped_ndcg([[R(20, 30)], [R(60, 70)], [R(0, 10), R(40, 50)]], chain)
+    assert got == pytest.approx((1 + 2 / math.log2(4)) / ideal)
+    assert grouped_ndcg([], chain) == 0.0
+    with pytest.raises(ValueError, match="expected span"):
+        grouped_ndcg([[R(0, 1)]], [])
 
 
 def test_interval_helpers() -> None:

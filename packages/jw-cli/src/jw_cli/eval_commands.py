@@ -54,7 +54,9 @@ def chunker_bench(
             help="Gate: fail unless every variant's NDCG@10 lift over paragraph has its CI95 lower bound above this percent, per language."
         ),
     ] = None,
-    expand: Annotated[str, typer.Option(help="none | neighbors | parent.")] = "none",
+    expand: Annotated[
+        str, typer.Option(help="none | neighbors | chain | parent (one variant: name+chain).")
+    ] = "none",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Chunk, index, search and score each variant; write the report.

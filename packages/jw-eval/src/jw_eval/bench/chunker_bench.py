@@ -12,7 +12,7 @@ Report JSON schema (``schema_version`` 1)::
       "metric_names": [name],
       "variants": [{
           "name", "n_chunks", "mean_chunk_chars", "median_chunk_chars", "n_queries",
-          "metrics": {name: {"value": float, "ci95": [lo, hi] (ndcg@10 only)}},
+          "metrics": {name: {"value": float, "ci95": [lo, hi] (ndcg@10, ndcg@<B>c)}},
           "by_language": {lang: {"n", "n_chunks", "mean_chunk_chars", "metrics"}},
           "multi_span": {"n", "metrics"},          # questions with >1 expected span
           "timings_s": {"chunk", "embed_index", "search", "score"},
@@ -20,6 +20,7 @@ Report JSON schema (``schema_version`` 1)::
       }],
       "deltas": {"delta_<variant>_vs_paragraph": {lang: {"n", "metric", "lift",
                  "ci95": [lo, hi], "gate": "pass" | "fail" (only with min_lift)}}},
+      "budget_deltas": {"ndcg@<B>c": {"delta_<variant>_vs_paragraph": {lang: ...}}},
       "gate": {"min_lift", "passed": bool | null, "failures": ["<variant>/<lang>"]},
       "markers": {lang: {"paragraphs", "continuation_rate", "closure_rate"}},
       "timings_s": {"parse", "embed_queries", "total"}
@@ -28,8 +29,14 @@ Report JSON schema (``schema_version`` 1)::
 Metric names: ``ndcg@10`` (span level), ``doc_ndcg@10``, ``mrr@k``,
 ``hit@c``/``recall@c`` and ``char_recall@c``/``char_precision@c``/``char_iou@c``
 for c in {5, k}, ``complete@k`` (every expected span inside what the top k
-delivered), ``recall@<B>c``/``complete@<B>c`` within a budget of B delivered
-characters. Lifts are relative (0.1 = +10%).
+delivered), ``ndcg@<B>c``/``recall@<B>c``/``complete@<B>c`` within a budget
+of B delivered characters (``ndcg@<B>c`` ranks what was delivered, one rank per
+delivered hit with its expansion, so it compares chunk sizes and expansion
+strategies at equal cost). Lifts are relative (0.1 = +10%); the gate uses
+``ndcg@10``, ``budget_deltas`` give the same paired lifts at each budget.
+
+A variant label may end in ``+<expansion>`` (``paragraph+chain``) to deliver
+its hits that way; ``--expand`` applies to the others.
 
 The gate applies only when ``min_lift`` is given: it passes when, for every
 variant other than ``paragraph`` and in every language, the lower bound of
@@ -179,6 +186,9 @@ def run_chunker_bench(
         "metric_names": names,
         "variants": [summarise_variant(r, names) for r in runs],
         "deltas": deltas,
+        "budget_deltas": {
+            f"ndcg@{b}c": lift_table(runs, None, metric=f"ndcg@{b}c") for b in config.budgets
+        },
         "gate": {
             "min_lift": options.min_lift,
             "passed": None if options.min_lift is None else not failures,

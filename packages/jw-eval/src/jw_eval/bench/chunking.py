@@ -49,6 +49,16 @@ class VariantChunker:
         assert self._peer is not None
         return self._peer_chunks(doc, self._peer(doc.text))
 
+    def chunk_with_parents(self, doc: BenchDocument) -> tuple[list[Chunk], list[Chunk]]:
+        """``(chunks, parents)``: parents only from a hierarchical chunker
+        (one with ``chunk_hierarchy``, e.g. ``parent-child``), else empty."""
+        hierarchy = getattr(self._chunker, "chunk_hierarchy", None)
+        if hierarchy is None:
+            return self.chunk(doc), []
+        meta = {"language": doc.language} if doc.language else None
+        children, parents = hierarchy(doc.paragraphs, doc.doc_id, metadata=meta)
+        return list(children), list(parents)
+
     def _peer_chunks(self, doc: BenchDocument, ranges: list[tuple[int, int]]) -> list[Chunk]:
         chunks: list[Chunk] = []
         for index, (a, b) in enumerate(ranges):

@@ -15,8 +15,10 @@ def _f(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
-def _ndcg(block: dict[str, Any]) -> str:
-    e = block["ndcg@10"]
+def _ndcg(block: dict[str, Any], name: str = "ndcg@10") -> str:
+    e = block[name]
+    if "ci95" not in e:
+        return _f(e["value"])
     return f"{_f(e['value'])} [{_f(e['ci95'][0])}, {_f(e['ci95'][1])}]"
 
 
@@ -31,7 +33,7 @@ def _table(
         "|---|---:|---:|---|" + "---:|" * len(shown),
     ]
     for name, n, metrics, mean_len in rows:
-        cells = " | ".join(_f(metrics[m]["value"]) for m in shown)
+        cells = " | ".join(_ndcg(metrics, m) for m in shown)
         out.append(f"| {name} | {n} | {mean_len} | {_ndcg(metrics)} | {cells} |")
     return [*out, ""]
 
@@ -92,18 +94,22 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += _table("Multi-span questions", multi, names)
     if report["deltas"]:
         lines += [
-            "## Lift over paragraph (NDCG@10, paired bootstrap)",
+            "## Lift over paragraph (paired bootstrap)",
             "",
-            "| comparison | language | n | lift | 95% CI | gate |",
-            "|---|---|---:|---:|---|---|",
+            "NDCG@10 judges the hits; NDCG@<B>c judges what was delivered within B characters.",
+            "",
+            "| comparison | metric | language | n | lift | 95% CI | gate |",
+            "|---|---|---|---:|---:|---|---|",
         ]
-        for key, per_lang in report["deltas"].items():
-            for lang, d in per_lang.items():
-                lines.append(
-                    f"| {key} | {lang} | {d['n']} | {d['lift'] * 100:+.1f}% | "
-                    f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] | "
-                    f"{d.get('gate', 'not requested')} |"
-                )
+        tables = [report["deltas"], *report.get("budget_deltas", {}).values()]
+        for table in tables:
+            for key, per_lang in table.items():
+                for lang, d in per_lang.items():
+                    lines.append(
+                        f"| {key} | {d['metric']} | {lang} | {d['n']} | {d['lift'] * 100:+.1f}% | "
+                        f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] | "
+                        f"{d.get('gate', '–')} |"
+                    )
         gate = report["gate"]
         if gate["min_lift"] is not None:
             verdict = "PASSED" if gate["passed"] else "FAILED: " + ", ".join(gate["failures"])

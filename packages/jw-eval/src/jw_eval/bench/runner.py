@@ -88,9 +88,10 @@ def run_variant(
     t0 = time.perf_counter()
     chunker = VariantChunker(spec, embedder)
     by_doc = {}
+    parents_of: dict[str, list[Chunk]] = {}
     advance = progress(f"{spec.label}: chunk", len(dataset.documents))
     for doc_id, doc in dataset.documents.items():
-        by_doc[doc_id] = chunker.chunk(doc)
+        by_doc[doc_id], parents_of[doc_id] = chunker.chunk_with_parents(doc)
         advance(1)
     ranges = {c.id: chunk_range(dataset.documents[d], c) for d, cs in by_doc.items() for c in cs}
     timings["chunk"] = time.perf_counter() - t0
@@ -100,18 +101,23 @@ def run_variant(
     store = store_factory(workdir / f"{safe}.sqlite", embedder)
     advance = progress(f"{spec.label}: embed+index", len(by_doc))
     for doc_id, chunks in by_doc.items():
-        store.replace_source(doc_id, chunks)
+        parents = parents_of[doc_id]
+        if parents:
+            store.replace_source(doc_id, chunks, parents=parents)  # type: ignore[call-arg]
+        else:
+            store.replace_source(doc_id, chunks)
         advance(1)
     timings["embed_index"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     multilingual = len({d.language for d in dataset.documents.values()}) > 1
+    expand = spec.expand or config.expand
     results = []
     advance = progress(f"{spec.label}: search", len(dataset.queries))
     for q in dataset.queries:
         filters = {"language": q.language} if multilingual and q.language else None
         hits = store.search(q.query, k=config.k, mode=config.retriever, filters=filters)  # type: ignore[arg-type]
-        results.append((q, hits, delivered_chunks(store, hits, config.expand)))
+        results.append((q, hits, delivered_chunks(store, hits, expand)))
         advance(1)
     timings["search"] = time.perf_counter() - t0
     close = getattr(store, "close", None)

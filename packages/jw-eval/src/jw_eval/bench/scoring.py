@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jw_eval.metrics import (
+    budget_groups,
     char_scores,
     complete_evidence,
+    grouped_ndcg,
     hit_at_k,
     ndcg_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
-    within_budget,
 )
 from jw_eval.spans import DocRange, ExpectedSpan
 
@@ -27,7 +28,7 @@ def metric_names(k: int, budgets: Sequence[int]) -> list[str]:
         names += [f"char_recall@{c}", f"char_precision@{c}", f"char_iou@{c}"]
     names.append(f"complete@{k}")
     for b in budgets:
-        names += [f"recall@{b}c", f"complete@{b}c"]
+        names += [f"ndcg@{b}c", f"recall@{b}c", f"complete@{b}c"]
     return names
 
 
@@ -45,7 +46,9 @@ def score_query(
     budgets: Sequence[int],
 ) -> dict[str, float]:
     """``ranked``: the hit chunks' ranges in rank order; ``delivered``: per rank,
-    what the reader got (the chunk plus any expansion)."""
+    what the reader got (the chunk plus any expansion). ``ndcg@10`` and the
+    other rank metrics judge the hits; ``ndcg@<b>c`` judges what was delivered
+    within ``b`` characters, so strategies that deliver more per hit pay for it."""
     refs = [e.range for e in expected]
     out: dict[str, float] = {
         "ndcg@10": ndcg_at_k(ranked, expected, 10),
@@ -65,7 +68,9 @@ def score_query(
         out[f"char_iou@{c}"] = s.iou
     out[f"complete@{k}"] = complete_evidence([r for rank in delivered[:k] for r in rank], expected)
     for b in budgets:
-        got = within_budget(delivered, b)
+        groups = budget_groups(delivered, b)
+        got = [r for g in groups for r in g]
+        out[f"ndcg@{b}c"] = grouped_ndcg(groups, expected)
         out[f"recall@{b}c"] = recall_at_k(got, expected, len(got)) if got else 0.0
         out[f"complete@{b}c"] = complete_evidence(got, expected)
     return out

@@ -12,17 +12,22 @@ import numpy as np
 from jw_eval.bench.runner import VariantRun
 from jw_eval.bootstrap import bootstrap_mean, paired_lift
 
-__all__ = ["BASELINE", "GATE_METRIC", "lift_table", "summarise_variant"]
+__all__ = ["BASELINE", "GATE_METRIC", "has_ci", "lift_table", "summarise_variant"]
 
 BASELINE = "paragraph"
 GATE_METRIC = "ndcg@10"
+
+
+def has_ci(name: str) -> bool:
+    """Metrics reported with a bootstrap CI95: NDCG@10 and NDCG within each budget."""
+    return name == GATE_METRIC or (name.startswith("ndcg@") and name.endswith("c"))
 
 
 def _metric_block(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in names:
         values = np.array([r[name] for r in rows], dtype=np.float64)
-        if name == GATE_METRIC:
+        if has_ci(name):
             out[name] = bootstrap_mean(values).to_dict()
         else:
             out[name] = {"value": float(values.mean())}
@@ -66,12 +71,16 @@ def summarise_variant(run: VariantRun, names: Sequence[str]) -> dict[str, Any]:
 
 
 def lift_table(
-    runs: Sequence[VariantRun], min_lift: float | None, baseline: str = BASELINE
+    runs: Sequence[VariantRun],
+    min_lift: float | None,
+    baseline: str = BASELINE,
+    metric: str = GATE_METRIC,
 ) -> dict[str, Any]:
     """``delta_<variant>_vs_paragraph`` (the baseline is the first variant of
-    the ``paragraph`` chunker, options allowed): per language, the paired lift of the
-    gate metric with its CI95 and (when ``min_lift`` is given, in percent)
-    whether its lower bound clears it."""
+    the ``paragraph`` chunker, options allowed, delivered as the run's
+    ``--expand`` says): per language, the paired lift of ``metric`` with its
+    CI95 and (when ``min_lift`` is given, in percent) whether its lower bound
+    clears it."""
     base = next((r for r in runs if r.label.split(":")[0] == baseline), None)
     out: dict[str, Any] = {}
     if base is None:
@@ -82,12 +91,12 @@ def lift_table(
         per_lang: dict[str, Any] = {}
         langs = sorted({r["language"] for r in base.rows})
         for lang in langs:
-            b = [r[GATE_METRIC] for r in base.rows if r["language"] == lang]
-            v = [r[GATE_METRIC] for r in run.rows if r["language"] == lang]
+            b = [r[metric] for r in base.rows if r["language"] == lang]
+            v = [r[metric] for r in run.rows if r["language"] == lang]
             est = paired_lift(v, b)
             entry: dict[str, Any] = {
                 "n": len(b),
-                "metric": GATE_METRIC,
+                "metric": metric,
                 "lift": est.value,
                 "ci95": [est.low, est.high],
             }

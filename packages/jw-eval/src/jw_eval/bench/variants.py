@@ -1,10 +1,13 @@
 """Variant specs: ``name[:key=val,...]`` for a registered chunker, or a peer
 chunker ``<peer>:<size>`` (``langchain-recursive``, ``chonkie-recursive``,
-``chonkie-semantic``, ``semchunk``; size in characters)."""
+``chonkie-semantic``, ``semchunk``; size in characters). Either may end in
+``+<expansion>`` (``none``, ``neighbors``, ``chain``, ``parent``) to deliver
+that variant's hits that way, whatever ``--expand`` says: e.g.
+``paragraph+chain`` or ``parent-child+parent``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError
@@ -23,6 +26,8 @@ class VariantSpec:
     name: str
     options: dict[str, Any] = field(default_factory=dict)
     peer: bool = False
+    #: How hits are delivered; ``None`` follows the run's ``--expand``.
+    expand: str | None = None
 
     @property
     def size(self) -> int:
@@ -45,7 +50,21 @@ def parse_variant(text: str) -> VariantSpec:
     label = text.strip()
     if not label:
         raise ConfigError("empty variant name in --variants")
-    name, _, rest = label.partition(":")
+    body, plus, expand = label.rpartition("+") if "+" in label else (label, "", "")
+    expand = expand.strip().lower()
+    if plus:
+        from jw_rag.retrieve import EXPANSIONS
+
+        if expand not in EXPANSIONS:
+            raise ConfigError(
+                f"variant {label!r}: unknown expansion {expand!r}, use {', '.join(EXPANSIONS)}"
+            )
+    spec = _parse_body(label, body)
+    return replace(spec, expand=expand) if plus else spec
+
+
+def _parse_body(label: str, body: str) -> VariantSpec:
+    name, _, rest = body.partition(":")
     name = name.strip().lower()
     if name in PEERS:
         if rest and not rest.strip().isdigit():
