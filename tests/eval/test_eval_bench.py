@@ -107,7 +107,8 @@ def test_neighbour_expansion_delivers_prev_and_next(tmp_path: Path) -> None:
     hits = store.search("Fresnel lens invented 1822", k=1)
     assert hits[0].chunk.id == chunks[1].id
     (got,) = delivered_chunks(store, hits, "neighbors")
-    assert [c.id for c in got] == [c.id for c in chunks]
+    # the order a budget pays for them: the hit, then the paragraph before, then after
+    assert [c.id for c in got] == [chunks[1].id, chunks[0].id, chunks[2].id]
     (alone,) = delivered_chunks(store, hits, "none")
     assert [c.id for c in alone] == [chunks[1].id]
 
@@ -182,8 +183,9 @@ def test_parent_expansion_delivers_the_stored_parent(tmp_path: Path) -> None:
     store.replace_source(doc.doc_id, chunks, parents=[parent])
     hits = store.search("Fresnel lens invented 1822", k=1)
     (got,) = delivered_chunks(store, hits, "parent")
-    assert [c.id for c in got] == [parent.id]
-    assert chunk_range(doc, got[0]).end == len(doc.text)
+    # the hit first, then its parent (whose remainder the budget pays for next)
+    assert [c.id for c in got] == [chunks[1].id, parent.id]
+    assert chunk_range(doc, got[1]).end == len(doc.text)
 
 
 @pytest.mark.parametrize("retriever", ["bm25", "hybrid"])

@@ -10,7 +10,7 @@ from jw_rag.chunkers import ParagraphChunker, ParentChildChunker
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk, Paragraph
-from jw_rag.retrieve import approx_tokens, retrieve
+from jw_rag.retrieve import approx_tokens, delivery_order, retrieve
 from jw_rag.store import SQLiteStore
 
 ARTICLE = [
@@ -72,6 +72,30 @@ def test_context_cap(store: SQLiteStore) -> None:
     total = sum(approx_tokens(c.text) for h in hits for c in h.expanded)
     assert hits and total <= 40 + approx_tokens(max(ARTICLE, key=len)) * 3
     assert sum(approx_tokens(c.text) for h in hits[1:] for c in h.expanded) <= 40
+
+
+def test_budget_pays_for_the_hit_then_its_nearest_neighbours(store: SQLiteStore) -> None:
+    q = "Ezekiel 18:4 the soul who sins will die"
+    t = [approx_tokens(p) for p in ARTICLE]
+    # the hit (paragraph 1) and, at equal distance, the paragraph before it first
+    assert _paras(retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0])[0]) == [0, 1]
+    assert _paras(
+        retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0] + t[2])[0]
+    ) == [0, 1, 2]
+    # the next one out (paragraph 3) only when everything nearer is paid for
+    assert _paras(
+        retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=sum(t[:4]))[0]
+    ) == [0, 1, 2, 3]
+    # a budget below the hit itself still delivers the first hit, alone
+    assert _paras(retrieve(store, q, k=1, expand="neighbors", max_context_tokens=1)[0]) == [1]
+
+
+def test_delivery_order_is_hit_then_nearest_first() -> None:
+    group = [Chunk(i, "") for i in "abcdef"]
+    assert [c.id for c in delivery_order(group[2], group)] == ["c", "b", "d", "a", "e", "f"]
+    assert [c.id for c in delivery_order(group[0], group)] == ["a", "b", "c", "d", "e", "f"]
+    # a parent group (the hit is inside the parent, not one of its chunks)
+    assert [c.id for c in delivery_order(Chunk("child", ""), [Chunk("parent", "")])] == ["child", "parent"]
 
 
 def test_unknown_expansion_is_rejected(store: SQLiteStore) -> None:

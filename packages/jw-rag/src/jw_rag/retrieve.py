@@ -22,7 +22,10 @@ Every mode deduplicates: a chunk delivered for an earlier hit is not delivered
 again, and a hit already delivered that way is dropped. Hard caps bound the
 result: ``max_parents`` parents (default 5) and ``max_context_tokens`` of
 delivered text in total (default 4,000; a token is estimated as 4
-characters). The first hit is always delivered, truncated to nothing else.
+characters). The budget pays for the hit first, then for its context nearest
+first (:func:`delivery_order`): when a hit's whole group does not fit, the hit
+comes with as many of its nearest neighbours as fit, and when the hit itself
+does not fit delivery stops. The first hit is always delivered.
 
 Stale state: a child whose parent is missing, or whose parent's
 ``source_hash`` or ``chunker_version`` differs from what the child recorded,
@@ -46,6 +49,7 @@ __all__ = [
     "EXPANSIONS",
     "Expansion",
     "approx_tokens",
+    "delivery_order",
     "expand_hits",
     "retrieve",
 ]
@@ -114,6 +118,50 @@ def expand_hits(
     return _deliver(hits, groups, max_context_tokens, max_parents if mode == "parent" else None)
 
 
+def delivery_order(hit: Chunk, group: Sequence[Chunk]) -> list[Chunk]:
+    """The order in which a context budget pays for ``group`` (a hit's chunks
+    in reading order): the hit first, then the others nearest first, at equal
+    distance the one before the hit (whose argument the hit often continues).
+    A group that does not hold the hit (a parent) comes after the hit.
+
+    >>> [c.id for c in delivery_order(Chunk("c", ""), [Chunk(i, "") for i in "abcde"])]
+    ['c', 'b', 'd', 'a', 'e']
+    """
+    ids = [c.id for c in group]
+    if hit.id not in ids:
+        return [hit, *group]
+    at = ids.index(hit.id)
+    return sorted(group, key=lambda c: (abs(ids.index(c.id) - at), ids.index(c.id) > at))
+
+
+def _fit(hit: Chunk, group: list[Chunk], budget: int) -> tuple[list[Chunk], int]:
+    """The chunks of ``group`` a budget of ``budget`` tokens pays for, in reading
+    order, and their cost: the hit, then neighbours nearest first while each
+    side stays contiguous. A group without the hit (a parent) is all or the hit."""
+    cost = sum(approx_tokens(c.text) for c in group)
+    if cost <= budget:
+        return group, cost
+    ids = [c.id for c in group]
+    if hit.id not in ids:
+        return [hit], approx_tokens(hit.text)
+    at = ids.index(hit.id)
+    taken = {at}
+    cost = approx_tokens(hit.text)
+    closed: set[bool] = set()
+    for c in delivery_order(hit, group)[1:]:
+        i = ids.index(c.id)
+        side = i > at
+        if side in closed:
+            continue
+        extra = approx_tokens(c.text)
+        if cost + extra > budget:
+            closed.add(side)
+            continue
+        taken.add(i)
+        cost += extra
+    return [group[i] for i in sorted(taken)], cost
+
+
 def _deliver(
     hits: Sequence[SearchHit],
     groups: Sequence[list[Chunk]],
@@ -121,8 +169,9 @@ def _deliver(
     max_units: int | None,
 ) -> list[SearchHit]:
     """Deduplicate and cap: each hit delivers its group's chunks not delivered
-    yet; when the group does not fit the remaining budget the hit comes alone,
-    and when even that does not fit delivery stops (the first hit always comes)."""
+    yet, as much of them as the remaining budget pays for (:func:`_fit`); when
+    not even the hit fits, delivery stops (the first hit always comes, alone
+    when it alone passes the budget)."""
     budget = max_context_tokens
     seen: set[str] = set()
     out: list[SearchHit] = []
@@ -131,12 +180,11 @@ def _deliver(
         if hit.chunk.id in seen or not fresh:
             continue
         if budget is not None:
-            cost = sum(approx_tokens(c.text) for c in fresh)
-            if cost > budget and out:
-                fresh = [hit.chunk]
-                cost = approx_tokens(hit.chunk.text)
-                if cost > budget:
+            fresh, cost = _fit(hit.chunk, fresh, budget)
+            if cost > budget:
+                if out:
                     break
+                fresh, cost = [hit.chunk], approx_tokens(hit.chunk.text)
             budget -= cost
         seen.update(c.id for c in fresh)
         seen.add(hit.chunk.id)

@@ -3,7 +3,10 @@ the hit alone, its neighbours, its marker-linked chain, or its parent.
 
 The bench measures the strategy itself, so the retrieval caps on delivered
 context are lifted (``max_context_tokens=None``, one parent per hit allowed);
-the report's character budgets decide what a reader can afford.
+the report's character budgets decide what a reader can afford. A budget pays
+for each hit first and for its context nearest first
+(:func:`jw_rag.retrieve.delivery_order`), the way ``retrieve`` spends
+``max_context_tokens``, so a wide expansion never crowds out the hit itself.
 """
 
 from __future__ import annotations
@@ -11,16 +14,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jw_rag.model import Chunk
-from jw_rag.retrieve import EXPANSIONS, Expansion, expand_hits
+from jw_rag.retrieve import EXPANSIONS, Expansion, delivery_order, expand_hits
 from jw_rag.store.protocol import SearchHit, Store
 
 __all__ = ["EXPANSIONS", "Expansion", "delivered_chunks"]
 
 
 def delivered_chunks(store: Store, hits: Sequence[SearchHit], expand: str) -> list[list[Chunk]]:
-    """Per delivered hit, its chunks in reading order. A hit whose chunks were
-    all delivered for a better-ranked hit is left out (it adds nothing)."""
+    """Per delivered hit, its chunks in the order a budget pays for them (the
+    hit, then its context nearest first). A hit whose chunks were all
+    delivered for a better-ranked hit is left out (it adds nothing)."""
     delivered = expand_hits(
         store, hits, expand=expand, max_parents=max(1, len(hits)), max_context_tokens=None
     )
-    return [list(h.expanded) if h.expanded else [h.chunk] for h in delivered]
+    return [delivery_order(h.chunk, h.expanded or [h.chunk]) for h in delivered]
