@@ -237,3 +237,15 @@ def test_unknown_expansion_in_a_variant_is_a_one_line_error() -> None:
         parse_variants("paragraph+sideways")
     assert parse_variant("semantic:target_chars=1200+chain").expand == "chain"
     assert parse_variant("semchunk:800+neighbors").peer
+
+
+def test_relevant_delivery_keeps_the_hits_and_adds_context() -> None:
+    opts = BenchOptions(variants="paragraph,paragraph+relevant", dataset=SQUAD, k=3)
+    report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
+    plain, relevant = report["variants"]
+    assert relevant["name"] == "paragraph+relevant"
+    # same chunks, same hits: the rank metrics agree exactly
+    assert relevant["metrics"]["ndcg@10"] == plain["metrics"]["ndcg@10"]
+    # every hit is delivered (itself or beside a better one), so delivered text only grows
+    for p, r in zip(plain["queries"], relevant["queries"], strict=True):
+        assert r["char_recall@3"] >= p["char_recall@3"]

@@ -10,7 +10,7 @@ from jw_rag.chunkers import ParagraphChunker, ParentChildChunker
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk, Paragraph
-from jw_rag.retrieve import approx_tokens, delivery_order, retrieve
+from jw_rag.retrieve import approx_tokens, delivery_order, expand_hits, retrieve
 from jw_rag.store import SQLiteStore
 
 ARTICLE = [
@@ -37,8 +37,14 @@ def _paras(hit) -> list[int]:
 
 
 def test_no_expansion_delivers_the_hit(store: SQLiteStore) -> None:
-    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1)
+    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="none")
     assert _paras(hits[0]) == [1]
+
+
+def test_default_delivery_is_relevant(store: SQLiteStore) -> None:
+    # the "However" paragraph comes with the premise it answers and the conclusion
+    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1)
+    assert _paras(hits[0]) == [0, 1, 2]
 
 
 def test_neighbors_window_and_dedup(store: SQLiteStore) -> None:
@@ -72,6 +78,43 @@ def test_context_cap(store: SQLiteStore) -> None:
     total = sum(approx_tokens(c.text) for h in hits for c in h.expanded)
     assert hits and total <= 40 + approx_tokens(max(ARTICLE, key=len)) * 3
     assert sum(approx_tokens(c.text) for h in hits[1:] for c in h.expanded) <= 40
+
+
+TOPICS = [
+    "Zebra herds cross the savanna in the dry season.",
+    "On the savanna a zebra foal can run within an hour of birth.",
+    "Volcanoes erupt molten rock and ash high into the sky.",
+    "Chess openings include the Sicilian defence and the French.",
+]
+
+
+def test_relevant_brings_neighbours_as_close_to_the_query_as_the_weakest_hit(tmp_path: Path) -> None:
+    s = SQLiteStore(tmp_path / "t.sqlite", FakeEmbedder(dim=64))
+    s.replace_source("t", ParagraphChunker(min_chars=10).chunk(TOPICS, "t", metadata={"language": "en"}))
+    # both zebra paragraphs are hits: the better one delivers the other beside
+    # it, and stops at the volcano paragraph, which is about something else
+    plain = retrieve(s, "zebra savanna", k=2, expand="none")
+    assert sorted(_paras(h)[0] for h in plain) == [0, 1]
+    hits = retrieve(s, "zebra savanna", k=2, expand="relevant")
+    assert [_paras(h) for h in hits] == [[0, 1]]
+    assert hits[0].chunk.id == plain[0].chunk.id
+    # plain neighbours take whatever is next to the hit
+    wide = retrieve(s, "zebra savanna", k=2, expand="neighbors", window=2)
+    assert [_paras(h) for h in wide] == [[0, 1, 2, 3]]
+
+
+def test_relevant_follows_markers_and_leaves_self_contained_paragraphs_alone(store: SQLiteStore) -> None:
+    # "However" and "Therefore" link the argument even where the words differ
+    hits = retrieve(store, "many people believe the soul lives on after death in heaven", k=1, expand="relevant")
+    assert _paras(hits[0]) == [0, 1, 2]
+    hits = retrieve(store, "music worship harps cymbals singing", k=1, expand="relevant")
+    assert _paras(hits[0]) == [5]
+
+
+def test_relevant_needs_the_query(store: SQLiteStore) -> None:
+    hits = store.search("soul", 2)
+    with pytest.raises(ConfigError, match="needs the query"):
+        expand_hits(store, hits, expand="relevant")
 
 
 def test_budget_pays_for_the_hit_then_its_nearest_neighbours(store: SQLiteStore) -> None:

@@ -55,7 +55,7 @@ def chunker_bench(
         ),
     ] = None,
     expand: Annotated[
-        str, typer.Option(help="none | neighbors | chain | parent (one variant: name+chain).")
+        str, typer.Option(help="none | neighbors | chain | relevant | parent (one variant: name+relevant).")
     ] = "none",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:

@@ -51,8 +51,10 @@ def search(
     mode: Annotated[str, typer.Option(help="dense | bm25 | hybrid.")] = "hybrid",
     expand: Annotated[
         str,
-        typer.Option(help="Context delivered with each hit: none | neighbors | chain | parent."),
-    ] = "none",
+        typer.Option(
+            help="Context delivered with each hit: none | neighbors | chain | relevant | parent."
+        ),
+    ] = "relevant",
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

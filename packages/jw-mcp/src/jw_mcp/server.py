@@ -144,9 +144,9 @@ def build_server() -> MCPServer:
     @server.tool()
     @_tool_errors
     def search(
-        query: str, k: int = 5, mode: str = "hybrid", expand: str = "none"
+        query: str, k: int = 5, mode: str = "hybrid", expand: str = "relevant"
     ) -> list[dict[str, Any]]:
-        """Search the store. mode: dense | bm25 | hybrid; expand: none | neighbors | chain | parent."""
+        """Search the store. mode: dense | bm25 | hybrid; expand: none | neighbors | chain | relevant | parent."""
         if mode not in ("dense", "bm25", "hybrid"):
             raise ValueError(f"mode {mode!r} is not one of dense, bm25, hybrid")
         if k < 1:

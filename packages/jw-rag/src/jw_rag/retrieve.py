@@ -1,7 +1,11 @@
 """Retrieval: search a store, then deliver what a reader needs around each hit.
 
 ``retrieve(store, query, expand=...)`` runs ``store.search`` and fills each
-hit's ``expanded`` with the chunks to deliver, in reading order:
+hit's ``expanded`` with the chunks to deliver, in reading order. The default
+is ``"relevant"``: retrieve small chunks, deliver the chain around them (on the
+bundled argumentative corpus it lifts NDCG within 2,000 delivered characters
+from 0.68 to 0.81, and on XQuAD, where one paragraph answers, it still gains
+within 4,000; see the README's tables).
 
 ``"none"``
     the hit alone.
@@ -14,6 +18,13 @@ hit's ``expanded`` with the chunks to deliver, in reading order:
     next chunk does, at most ``window`` steps each way (default 2). An
     argument split over paragraphs comes back whole; a self-contained
     paragraph comes back alone.
+``"relevant"``
+    neighbours that belong with the hit: walking outwards from it (at most
+    ``window`` steps each way, default 2), a neighbour comes along while it
+    is linked to the hit by a marker (as in ``"chain"``) or is as similar to
+    the query as the weakest hit retrieved (the k-th hit's cosine). No
+    threshold to tune: a self-contained paragraph comes back alone, an
+    argument whose parts are all about the question comes back whole.
 ``"parent"``
     the hit's parent (chunks ingested with ``ParentChildChunker``); hits that
     share a parent are delivered once, at the best child's rank.
@@ -54,8 +65,8 @@ __all__ = [
     "retrieve",
 ]
 
-Expansion = Literal["none", "neighbors", "chain", "parent"]
-EXPANSIONS: tuple[str, ...] = ("none", "neighbors", "chain", "parent")
+Expansion = Literal["none", "neighbors", "chain", "relevant", "parent"]
+EXPANSIONS: tuple[str, ...] = ("none", "neighbors", "chain", "relevant", "parent")
 DEFAULT_MAX_PARENTS = 5
 DEFAULT_MAX_CONTEXT_TOKENS = 4000
 CHARS_PER_TOKEN = 4
@@ -73,7 +84,7 @@ def retrieve(
     *,
     mode: SearchMode = "dense",
     filters: Mapping[str, Any] | None = None,
-    expand: Expansion | str | None = "none",
+    expand: Expansion | str | None = "relevant",
     window: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
@@ -84,6 +95,7 @@ def retrieve(
         store,
         hits,
         expand=expand,
+        query=query,
         window=window,
         max_parents=max_parents,
         max_context_tokens=max_context_tokens,
@@ -95,22 +107,28 @@ def expand_hits(
     hits: Sequence[SearchHit],
     *,
     expand: Expansion | str | None = "none",
+    query: str | None = None,
     window: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
 ) -> list[SearchHit]:
-    """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits."""
+    """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits.
+    ``"relevant"`` needs the ``query`` the hits answer."""
     mode = (expand or "none").lower()
     if mode not in EXPANSIONS:
         raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
     if window is None:
-        window = 2 if mode == "chain" else 1
+        window = 2 if mode in ("chain", "relevant") else 1
     if window < 0:
         raise ConfigError(f"window must be >= 0, got {window}")
     if max_parents < 1:
         raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
     if mode == "parent":
         groups = _parent_groups(store, hits)
+    elif mode == "relevant":
+        if query is None:
+            raise ConfigError("expand='relevant' needs the query: pass query= (retrieve does)")
+        groups = _relevant_groups(store, hits, window, query)
     elif mode in ("neighbors", "chain"):
         groups = _neighbour_groups(store, hits, window, chain=mode == "chain")
     else:
@@ -236,6 +254,32 @@ def _neighbour_groups(
                     after[i].append(nxt)
                     last[i] = nxt
     return [[*before[i], hits[i].chunk, *after[i]] for i in range(len(hits))]
+
+
+def _relevant_groups(
+    store: Store, hits: Sequence[SearchHit], window: int, query: str
+) -> list[list[Chunk]]:
+    if not hits:
+        return []
+    embedder = getattr(store, "embedder", None)
+    if embedder is None:
+        raise ConfigError(
+            f"{type(store).__name__} has no embedder: expand='relevant' needs one to compare neighbours with the query"
+        )
+    reach = _neighbour_groups(store, hits, window, chain=False)
+    texts = {c.id: c.text for group in reach for c in group}
+    vectors = embedder.embed([query, *texts.values()])
+    sim = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist(), strict=True))
+    floor = min(sim[h.chunk.id] for h in hits)
+    groups: list[list[Chunk]] = []
+    for hit, group in zip(hits, reach, strict=True):
+        lo = hi = next(i for i, c in enumerate(group) if c.id == hit.chunk.id)
+        while lo > 0 and (sim[group[lo - 1].id] >= floor or _links_back(group[lo])):
+            lo -= 1
+        while hi < len(group) - 1 and (sim[group[hi + 1].id] >= floor or _links_back(group[hi + 1])):
+            hi += 1
+        groups.append(group[lo : hi + 1])
+    return groups
 
 
 _MARKERS: dict[str, MarkerSet | None] = {}

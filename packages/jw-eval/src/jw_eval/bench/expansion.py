@@ -1,5 +1,6 @@
 """What a reader receives around each hit, through :func:`jw_rag.retrieve.expand_hits`:
-the hit alone, its neighbours, its marker-linked chain, or its parent.
+the hit alone, its neighbours, its marker-linked chain, the neighbours that
+belong with it (``relevant``), or its parent.
 
 The bench measures the strategy itself, so the retrieval caps on delivered
 context are lifted (``max_context_tokens=None``, one parent per hit allowed);
@@ -20,11 +21,18 @@ from jw_rag.store.protocol import SearchHit, Store
 __all__ = ["EXPANSIONS", "Expansion", "delivered_chunks"]
 
 
-def delivered_chunks(store: Store, hits: Sequence[SearchHit], expand: str) -> list[list[Chunk]]:
+def delivered_chunks(
+    store: Store, hits: Sequence[SearchHit], expand: str, query: str | None = None
+) -> list[list[Chunk]]:
     """Per delivered hit, its chunks in the order a budget pays for them (the
     hit, then its context nearest first). A hit whose chunks were all
     delivered for a better-ranked hit is left out (it adds nothing)."""
     delivered = expand_hits(
-        store, hits, expand=expand, max_parents=max(1, len(hits)), max_context_tokens=None
+        store,
+        hits,
+        expand=expand,
+        query=query,
+        max_parents=max(1, len(hits)),
+        max_context_tokens=None,
     )
     return [delivery_order(h.chunk, h.expanded or [h.chunk]) for h in delivered]

@@ -117,7 +117,7 @@ def run_variant(
     for q in dataset.queries:
         filters = {"language": q.language} if multilingual and q.language else None
         hits = store.search(q.query, k=config.k, mode=config.retriever, filters=filters)  # type: ignore[arg-type]
-        results.append((q, hits, delivered_chunks(store, hits, expand)))
+        results.append((q, hits, delivered_chunks(store, hits, expand, q.query)))
         advance(1)
     timings["search"] = time.perf_counter() - t0
     close = getattr(store, "close", None)
