@@ -138,14 +138,13 @@ _MODEL_SAMPLE = 1200
 
 
 def _word_scores(lowered: str) -> list[float]:
-    scores = [0.0] * len(SUPPORTED_LANGUAGES)
-    get = _WORD_WEIGHTS.get
-    for w in _WORD.findall(lowered):
-        row = get(w)
+    s0 = s1 = s2 = 0.0
+    for row in map(_WORD_WEIGHTS.get, _WORD.findall(lowered)):
         if row is not None:
-            scores[0] += row[0]
-            scores[1] += row[1]
-            scores[2] += row[2]
+            s0 += row[0]
+            s1 += row[1]
+            s2 += row[2]
+    scores = [s0, s1, s2]
     for mark, i in _MARKS:
         scores[i] += _MARK_WEIGHT * lowered.count(mark)
     return scores
@@ -196,6 +195,8 @@ def _restricted_model(candidates: frozenset[str]) -> LanguageIdentifier:
 
 
 def _candidate_set(candidates: tuple[str, ...] | list[str] | frozenset[str]) -> frozenset[str]:
+    if candidates is SUPPORTED_LANGUAGES:  # the default: normalised once
+        return _SUPPORTED_SET
     out = set()
     for c in candidates:
         code = normalize_language(c)
@@ -207,10 +208,15 @@ def _candidate_set(candidates: tuple[str, ...] | list[str] | frozenset[str]) -> 
     return frozenset(out)
 
 
+_SUPPORTED_SET = frozenset(SUPPORTED_LANGUAGES)
+
+
 def _letter_count(text: str) -> int:
+    """Letters in ``text``, counted up to the first word that brings them to
+    ``_MIN_LETTERS`` (enough to know the text has evidence)."""
     n = 0
-    for w in _WORD.findall(text):
-        n += len(w)
+    for m in _WORD.finditer(text):
+        n += m.end() - m.start()
         if n >= _MIN_LETTERS:
             break
     return n

@@ -18,6 +18,7 @@ Decimals ("3.5") never split because no whitespace follows the period.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 __all__ = ["ends_sentence", "split_sentences"]
 
@@ -53,6 +54,7 @@ _BOUNDARY = re.compile(r"([.!?…]+)([\"'”’»)\]]*)(\s+)")
 # The same, for text with capitals: a lower-case letter right after the space
 # never starts a sentence there, so those candidates are skipped in the regex.
 _BOUNDARY_CASED = re.compile(r"([.!?…]+)([\"'”’»)\]]*)(\s++)(?![a-zß-öø-ÿ])")
+# The definition of ends_sentence (which checks the same without a regex search).
 _END = re.compile(r"[.!?…][\"'”’»)\]]*\s*$")
 # The end of a token before a period: letters, digits and inner periods
 # ("a.C", "U.S"), after any other punctuation ("13:4-7" ends in "7").
@@ -85,6 +87,9 @@ def _period_is_final(text: str, dot: int, nxt: int) -> bool:
     if not parts:
         return True
     token = parts[-1]
+    if len(token) > 2 and token.isalpha():  # a plain word: the common case, decided at once
+        word = token.lower()
+        return word not in _NEVER_FINAL and not (text[nxt].isdigit() and word in _BEFORE_NUMBER)
     if not token.replace(".", "").isalnum():
         m = _TOKEN_TAIL.search(token)
         if not m:
@@ -108,6 +113,32 @@ def _period_is_final(text: str, dot: int, nxt: int) -> bool:
     return True
 
 
+_TERMINAL = ".!?…"
+
+
+def _boundaries(text: str, boundary: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """What ``boundary.finditer(text)`` yields, found faster: a boundary starts
+    at terminal punctuation, which ``str.find`` locates much faster than the
+    regex engine scans for it, so the regex is only tried there, leftmost
+    first, resuming after each match as ``finditer`` does."""
+    starts: list[int] = []
+    find = text.find
+    for ch in _TERMINAL:
+        i = find(ch)
+        while i >= 0:
+            starts.append(i)
+            i = find(ch, i + 1)
+    starts.sort()
+    match = boundary.match
+    resume = 0
+    for i in starts:
+        if i >= resume:
+            m = match(text, i)
+            if m is not None:
+                resume = m.end()
+                yield m
+
+
 def split_sentences(text: str, language: str | None = None) -> list[tuple[int, int]]:
     """Spans ``(start, end)`` of the sentences of ``text``, whitespace-trimmed,
     covering every non-whitespace character once and in order.
@@ -117,31 +148,39 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
     (lower-cased documents) may start a sentence with a lower-case letter."""
     del language
     spans: list[tuple[int, int]] = []
+    append = spans.append
     n = len(text)
     caseless = text.islower()
-    start = 0
-    while start < n and text[start].isspace():
-        start += 1
-    for m in (_BOUNDARY if caseless else _BOUNDARY_CASED).finditer(text):
-        end = m.end(2)
-        nxt = m.end(3)
+    start = n - len(text.lstrip())
+    for m in _boundaries(text, _BOUNDARY if caseless else _BOUNDARY_CASED):
+        end, nxt = m.span(3)  # group 3 (the whitespace) starts where group 2 ends
         if end <= start or nxt >= n:
             continue
-        if not _starts_sentence(text, nxt, caseless):
-            continue
+        c = text[nxt]
+        if c in _OPENERS:
+            if not _starts_sentence(text, nxt, caseless):
+                continue
+        elif not (c.isupper() or c.isdigit() or c in "¿¡" or (caseless and c.isalpha())):
+            continue  # the common case of _starts_sentence, inlined
         if end - start <= 4 and not any(ch.isalnum() for ch in text[start:end]):
             continue  # a leading "..." stays with the sentence it opens
-        punct = m.group(1)
-        if punct == "." and not _period_is_final(text, m.start(1), nxt):
+        dot, punct_end = m.span(1)
+        if punct_end - dot == 1 and text[dot] == "." and not _period_is_final(text, dot, nxt):
             continue
-        spans.append((start, end))
+        append((start, end))
         start = nxt
     tail_end = len(text.rstrip())
     if tail_end > start:
-        spans.append((start, tail_end))
+        append((start, tail_end))
     return spans
+
+
+_CLOSERS = "\"'”’»)]"
 
 
 def ends_sentence(text: str) -> bool:
     """Whether ``text`` ends with terminal punctuation (closing quotes allowed)."""
-    return bool(_END.search(text))
+    # What _END matches, without a regex search: drop the trailing whitespace,
+    # then the closing quotes and brackets; terminal punctuation must remain.
+    tail = text.rstrip().rstrip(_CLOSERS)
+    return bool(tail) and tail[-1] in ".!?…"

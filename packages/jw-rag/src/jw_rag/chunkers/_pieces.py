@@ -5,14 +5,23 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from jw_core import detect_language, normalize_language, split_sentences
-from jw_rag.model import Chunk, Paragraph, Span, rebuild_text
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, as_paragraphs
 
-__all__ = ["Piece", "build_chunks", "resolve_language", "split_long"]
+__all__ = [
+    "Piece",
+    "RawPiece",
+    "build_chunks",
+    "build_raw_chunks",
+    "paragraph_texts",
+    "resolve_language",
+    "resolve_text_language",
+    "split_long",
+]
 
 
 @dataclass(slots=True)
@@ -34,11 +43,15 @@ def split_long(
     word longer than ``max_chars`` is the only thing ever cut."""
     if hi - lo <= max_chars:
         return [(lo, hi)]
-    sentences = [(lo + a, lo + b) for a, b in split_sentences(text[lo:hi], language)]
+    sentences = split_sentences(text[lo:hi], language)
+    if lo:
+        sentences = [(lo + a, lo + b) for a, b in sentences]
     units: list[tuple[int, int]] = []
-    for a, b in sentences:
+    append = units.append
+    for unit in sentences:
+        a, b = unit
         if b - a <= max_chars:
-            units.append((a, b))
+            append(unit)
         else:
             units.extend(_split_words(text, a, b, max_chars))
     # Balanced greedy packing: aim at an even size so the last piece is not a stub.
@@ -80,28 +93,57 @@ def _split_words(text: str, a: int, b: int, max_chars: int) -> list[tuple[int, i
     return out
 
 
+def paragraph_texts(
+    paragraphs: Iterable[str | Paragraph],
+) -> tuple[list[str], list[Paragraph] | None]:
+    """Chunker input as its texts, plus the :class:`Paragraph` list (as
+    :func:`~jw_rag.model.as_paragraphs` builds it) when any item is one.
+
+    ``None`` for the paragraphs means every item is a plain string: no ids,
+    pages, headings or kinds, so no ``Paragraph`` objects need to be built."""
+    items = paragraphs if isinstance(paragraphs, list) else list(paragraphs)
+    for p in items:
+        if not isinstance(p, str):
+            break
+    else:
+        return items, None
+    paras = as_paragraphs(items)
+    return [p.text for p in paras], paras
+
+
 def resolve_language(
     paragraphs: Sequence[Paragraph], metadata: Mapping[str, Any] | None
 ) -> str | None:
     """``metadata["language"]`` when given, else detection over a sample of the text."""
+    paras = paragraphs if isinstance(paragraphs, list) else list(paragraphs)
+    return resolve_text_language([p.text for p in paras], paras, metadata)
+
+
+def resolve_text_language(
+    texts: Sequence[str],
+    paragraphs: Sequence[Paragraph] | None,
+    metadata: Mapping[str, Any] | None,
+) -> str | None:
+    """:func:`resolve_language` over ``texts`` (``paragraphs`` gives their
+    kinds; ``None`` means none is a heading)."""
     if metadata and metadata.get("language"):
         return normalize_language(str(metadata["language"]))
     sample: list[str] = []
     size = 0
-    for p in paragraphs:
-        if p.kind == "heading":
+    for k, text in enumerate(texts):
+        if paragraphs is not None and paragraphs[k].kind == "heading":
             continue
-        sample.append(p.text)
-        size += len(p.text)
+        sample.append(text)
+        size += len(text)
         if size > 800:
             break
     return detect_language(" ".join(sample)[:1000]) if sample else None
 
 
-def _chunk_id(source_id: str, chunker: str, span: Span) -> str:
-    key = f"{source_id}\x1f{chunker}\x1f{span.start_para}.{span.start_char}-{span.end_para}.{span.end_char}"
-    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
-    return f"{source_id}:{digest}" if source_id else digest
+#: A chunk-to-be without object overhead: ``(start_para, start_char,
+#: end_para, end_char, extra)``, ``extra`` being merged into the metadata
+#: (read only: chunkers may share one dict between several spans).
+RawPiece = tuple[int, int, int, int, Mapping[str, Any] | None]
 
 
 def build_chunks(
@@ -115,56 +157,114 @@ def build_chunks(
     metadata: Mapping[str, Any] | None,
 ) -> list[Chunk]:
     """Chunks for ``pieces`` with the metadata every chunker promises."""
-    base = dict(metadata or {})
-    texts = [p.text for p in paragraphs]
-    has_pages = any(p.page is not None for p in paragraphs)
-    chunks: list[Chunk] = []
-    for index, piece in enumerate(pieces):
+    raw: list[RawPiece] = []
+    for piece in pieces:
         span = piece.span
-        sp, ep = span.start_para, span.end_para
-        first = paragraphs[sp]
+        raw.append((span.start_para, span.start_char, span.end_para, span.end_char, piece.extra))
+    return build_raw_chunks(
+        [p.text for p in paragraphs],
+        paragraphs,
+        raw,
+        source_id,
+        chunker=chunker,
+        version=version,
+        language=language,
+        metadata=metadata,
+    )
+
+
+def build_raw_chunks(
+    texts: Sequence[str],
+    paragraphs: Sequence[Paragraph] | None,
+    pieces: Sequence[RawPiece],
+    source_id: str,
+    *,
+    chunker: str,
+    version: str,
+    language: str | None,
+    metadata: Mapping[str, Any] | None,
+) -> list[Chunk]:
+    """:func:`build_chunks` over ``texts`` and raw pieces; ``paragraphs``
+    ``None`` means plain strings (positions are the ids, no pages or headings)."""
+    # Every chunk's metadata has the same keys in the same order: fill a
+    # template once, then copy it and set the per-chunk values in place.
+    template: dict[str, Any] = dict(metadata or {})
+    template["chunker"] = chunker
+    template["chunker_version"] = version
+    template["language"] = language
+    template["para_ids"] = None
+    template["span"] = None
+    template["merge_reason"] = None
+    template["closure_marker"] = None
+    template["chunk_index"] = None
+    copy = template.copy
+    has_pages = paragraphs is not None and any(p.page is not None for p in paragraphs)
+    n_paras = len(texts)
+    id_prefix = f"{source_id}\x1f{chunker}\x1f"
+    id_head = f"{source_id}:" if source_id else ""
+    sha1 = hashlib.sha1
+    chunks: list[Chunk] = []
+    append = chunks.append
+    prev: dict[str, Any] | None = None
+    prev_id: str | None = None
+    for index, (sp, sc, ep, ec, extra) in enumerate(pieces):
+        pages: list[Any] | None = None
+        heading_path: tuple[str, ...] = ()
         if sp == ep:
-            text = texts[sp][span.start_char : span.end_char]
-            para_ids: list[str | int] = [first.id if first.id is not None else sp]
-            pages = [first.page] if first.page is not None else []
+            text = texts[sp][sc:ec]
+            if paragraphs is None:
+                para_ids: list[str | int] = [sp]
+            else:
+                first = paragraphs[sp]
+                para_ids = [first.id if first.id is not None else sp]
+                if first.page is not None:
+                    pages = [first.page]
+                heading_path = first.heading_path
         else:
-            text = rebuild_text(texts, span)
-            para_ids = []
-            pages = []
-            for k in range(sp, ep + 1):
-                p = paragraphs[k]
-                if sp < k < ep and not texts[k].strip():
-                    continue
-                para_ids.append(p.id if p.id is not None else k)
-                if has_pages and p.page is not None and p.page not in pages:
-                    pages.append(p.page)
-        meta: dict[str, Any] = dict(base)
-        meta["chunker"] = chunker
-        meta["chunker_version"] = version
-        meta["language"] = language
+            head = texts[sp]  # an IndexError first, as for a single paragraph
+            if not 0 <= sp <= ep < n_paras:
+                raise ValueError(
+                    f"span {Span(sp, sc, ep, ec)} is outside the {n_paras} paragraphs given"
+                )
+            # rebuild_text, inlined: the middle paragraphs whole (trimmed),
+            # blank ones left out, as they are from para_ids.
+            parts = [head[sc:].rstrip()]
+            para_ids = [sp]
+            for k in range(sp + 1, ep):
+                middle = texts[k].strip()
+                if middle:
+                    parts.append(middle)
+                    para_ids.append(k)
+            parts.append(texts[ep][:ec].lstrip())
+            para_ids.append(ep)
+            text = PARAGRAPH_SEPARATOR.join(parts)
+            if paragraphs is not None:
+                heading_path = paragraphs[sp].heading_path
+                if has_pages:
+                    pages = []
+                    for k in para_ids:
+                        page = paragraphs[k].page
+                        if page is not None and page not in pages:
+                            pages.append(page)
+                para_ids = [
+                    paragraphs[k].id if paragraphs[k].id is not None else k for k in para_ids
+                ]
+        meta = copy()
         meta["para_ids"] = para_ids
-        meta["span"] = {
-            "start_para": sp,
-            "start_char": span.start_char,
-            "end_para": ep,
-            "end_char": span.end_char,
-        }
-        meta["merge_reason"] = None
-        meta["closure_marker"] = None
+        meta["span"] = {"start_para": sp, "start_char": sc, "end_para": ep, "end_char": ec}
         meta["chunk_index"] = index
         if pages:
             meta["pages"] = pages
-        if first.heading_path:
-            meta["heading_path"] = list(first.heading_path)
-        if piece.extra:
-            meta.update(piece.extra)
-        chunks.append(Chunk(_chunk_id(source_id, chunker, span), text, source_id, meta))
-    prev: Chunk | None = None
-    for c in chunks:
-        c.metadata["prev_id"] = prev.id if prev is not None else None
+        if heading_path:
+            meta["heading_path"] = list(heading_path)
+        if extra:
+            meta.update(extra)
+        chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
+        meta["prev_id"] = prev_id
         if prev is not None:
-            prev.metadata["next_id"] = c.id
-        prev = c
+            prev["next_id"] = chunk_id
+        append(Chunk(chunk_id, text, source_id, meta))
+        prev, prev_id = meta, chunk_id
     if prev is not None:
-        prev.metadata["next_id"] = None
+        prev["next_id"] = None
     return chunks

@@ -79,6 +79,65 @@ class _Matcher:
         return self._markers[int(m.lastgroup[1:])]
 
 
+class _Openers:
+    """Which kind of marker a paragraph opens with, closure first, then
+    continuation, then reference: one regex pass instead of up to three.
+
+    Sound because every marker starts with a letter and the prefix consumes
+    no letters, so all three matchers can only try their markers at one
+    position (the first letter); there, one alternation of the closure, then
+    the continuation, then the reference markers (each list longest first, as
+    :class:`_Matcher` orders it) picks what the separate matchers would:
+    the first of them that matches.
+    Marker data with an entry not starting with a letter uses the separate
+    matchers instead."""
+
+    def __init__(
+        self,
+        closure: list[_Marker],
+        continuation: list[_Marker],
+        reference: list[_Marker],
+        separate: tuple[_Matcher, _Matcher, _Matcher],
+    ) -> None:
+        self._separate = separate
+        self._found: list[tuple[str, str]] = []
+        self._rx: re.Pattern[str] | None = None
+        kinds = (("closure", closure), ("continuation", continuation), ("reference", reference))
+        self._combined = all(m.marker[:1].isalpha() for _, ms in kinds for m in ms)
+        if not self._combined:
+            return
+        # Alternatives grouped by their first letter (in order within a group):
+        # only one group can match at that position, and the regex engine
+        # skips a group whose literal first letter differs at once.
+        by_letter: dict[str, list[str]] = {}
+        for kind, markers in kinds:
+            for m in sorted(markers, key=lambda m: -len(m.marker)):
+                rest = m.pattern()[len(re.escape(m.marker[0])) :]
+                by_letter.setdefault(m.marker[0], []).append(f"(?P<m{len(self._found)}>{rest})")
+                self._found.append((kind, m.marker))
+        if by_letter:
+            alternation = "|".join(
+                re.escape(letter) + "(?:" + "|".join(alts) + ")"
+                for letter, alts in by_letter.items()
+            )
+            self._rx = re.compile(_PREFIX + "(?:" + alternation + ")")
+
+    def __call__(self, text: str) -> tuple[str, str] | None:
+        if self._combined:
+            m = self._rx.match(text) if self._rx is not None else None
+            if m is None or m.lastgroup is None:
+                return None
+            return self._found[int(m.lastgroup[1:])]
+        # The general path: each matcher in turn, as links_back does.
+        for kind, matcher in zip(
+            ("closure", "continuation", "reference"), self._separate, strict=True
+        ):
+            marker = matcher(text)
+            if marker:
+                return kind, marker
+        return None
+
+
 class MarkerSet:
     """The continuation and closure markers of one language."""
 
@@ -96,6 +155,12 @@ class MarkerSet:
         self._continuation = _Matcher(continuation)
         self._closure = _Matcher(closure)
         self._reference = _Matcher(list(reference or ()))
+        self._openers = _Openers(
+            closure,
+            continuation,
+            list(reference or ()),
+            (self._closure, self._continuation, self._reference),
+        )
 
     def continuation(self, paragraph: str) -> str | None:
         """The continuation marker ``paragraph`` opens with, if any."""
@@ -108,6 +173,12 @@ class MarkerSet:
     def reference(self, paragraph: str) -> str | None:
         """The back-reference opener ("This", "Esto", "Isso") ``paragraph`` starts with, if any."""
         return self._reference(paragraph)
+
+    def opener(self, paragraph: str) -> tuple[str, str] | None:
+        """``(kind, marker)`` for the first of :meth:`closure`,
+        :meth:`continuation` and :meth:`reference` (in that order) that finds
+        a marker ``paragraph`` opens with; ``None`` when none does."""
+        return self._openers(paragraph)
 
     def links_back(self, paragraph: str) -> str | None:
         """Any opener that ties ``paragraph`` to the one before it: continuation,

@@ -6,14 +6,21 @@ its behaviour never changes. New behaviour goes into other chunkers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jw_core import ends_sentence
-from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span, as_paragraphs
+from jw_rag.chunkers._pieces import (
+    Piece,
+    RawPiece,
+    build_raw_chunks,
+    paragraph_texts,
+    resolve_text_language,
+    split_long,
+)
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span
 
-__all__ = ["ParagraphChunker", "chunk_paragraphs", "paragraph_pieces"]
+__all__ = ["ParagraphChunker", "chunk_paragraphs", "paragraph_pieces", "paragraph_spans"]
 
 VERSION = "1"
 _SEP = len(PARAGRAPH_SEPARATOR)
@@ -32,13 +39,35 @@ def paragraph_pieces(
     paras: list[Paragraph], *, max_chars: int, min_chars: int, language: str | None = None
 ) -> list[Piece]:
     """The spans ``chunk_paragraphs`` produces (shared by fallbacks of other chunkers)."""
-    pieces: list[Piece] = []
+    return [
+        Piece(Span(sp, sc, ep, ec), dict(extra or {}))
+        for sp, sc, ep, ec, extra in paragraph_spans(
+            [p.text for p in paras], max_chars=max_chars, min_chars=min_chars, language=language
+        )
+    ]
+
+
+_SINGLE: Mapping[str, Any] = {"merge_reason": None}
+_MERGED: Mapping[str, Any] = {"merge_reason": "short_paragraph"}
+
+
+def paragraph_spans(
+    texts: Sequence[str],
+    *,
+    max_chars: int,
+    min_chars: int,
+    language: str | None = None,
+    single: Mapping[str, Any] = _SINGLE,
+    merged: Mapping[str, Any] = _MERGED,
+) -> list[RawPiece]:
+    """:func:`paragraph_pieces` over plain texts, as raw pieces whose extra is
+    ``merged`` for several paragraphs merged, else ``single`` (both shared)."""
+    pieces: list[RawPiece] = []
     append = pieces.append
     sp = sc = ep = ec = 0
     open_ = False
     length = count = 0
-    for i, p in enumerate(paras):
-        text = p.text
+    for i, text in enumerate(texts):
         stripped = text.strip()
         if not stripped:
             continue
@@ -47,22 +76,13 @@ def paragraph_pieces(
         hi = lo + size
         if size > max_chars:
             if open_:
-                append(
-                    Piece(
-                        Span(sp, sc, ep, ec),
-                        {"merge_reason": "short_paragraph" if count > 1 else None},
-                    )
-                )
+                append((sp, sc, ep, ec, merged if count > 1 else single))
                 open_ = False
             for a, b in split_long(text, lo, hi, max_chars, language):
-                append(Piece(Span(i, a, i, b), {"merge_reason": None}))
+                append((i, a, i, b, single))
             continue
         if open_ and length + _SEP + size > max_chars:
-            append(
-                Piece(
-                    Span(sp, sc, ep, ec), {"merge_reason": "short_paragraph" if count > 1 else None}
-                )
-            )
+            append((sp, sc, ep, ec, merged if count > 1 else single))
             open_ = False
         if open_:
             length += _SEP + size
@@ -71,16 +91,10 @@ def paragraph_pieces(
             open_, sp, sc, length, count = True, i, lo, size, 1
         ep, ec = i, hi
         if length >= min_chars and ends_sentence(stripped[-8:]):
-            append(
-                Piece(
-                    Span(sp, sc, ep, ec), {"merge_reason": "short_paragraph" if count > 1 else None}
-                )
-            )
+            append((sp, sc, ep, ec, merged if count > 1 else single))
             open_ = False
     if open_:
-        append(
-            Piece(Span(sp, sc, ep, ec), {"merge_reason": "short_paragraph" if count > 1 else None})
-        )
+        append((sp, sc, ep, ec, merged if count > 1 else single))
     return pieces
 
 
@@ -97,10 +111,11 @@ def chunk_paragraphs(
     exceeds ``max_chars``; an over-long paragraph is split at sentence
     boundaries (never mid-word)."""
     _check_sizes(max_chars, min_chars)
-    paras = as_paragraphs(paragraphs)
-    language = resolve_language(paras, metadata)
-    pieces = paragraph_pieces(paras, max_chars=max_chars, min_chars=min_chars, language=language)
-    return build_chunks(
+    texts, paras = paragraph_texts(paragraphs)
+    language = resolve_text_language(texts, paras, metadata)
+    pieces = paragraph_spans(texts, max_chars=max_chars, min_chars=min_chars, language=language)
+    return build_raw_chunks(
+        texts,
         paras,
         pieces,
         source_id,

@@ -30,10 +30,17 @@ from pathlib import Path
 from typing import Any
 
 from jw_core import detect_language, ends_sentence
-from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
+from jw_rag.chunkers._pieces import (
+    Piece,
+    RawPiece,
+    build_raw_chunks,
+    paragraph_texts,
+    resolve_text_language,
+    split_long,
+)
 from jw_rag.chunkers.markers import MarkerSet, load_markers
-from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span, as_paragraphs
+from jw_rag.chunkers.paragraph_chunker import paragraph_spans
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span
 
 __all__ = ["SemanticChunker", "detect_mixed_languages"]
 
@@ -46,7 +53,30 @@ def detect_mixed_languages(
 ) -> set[str]:
     """Languages found among up to ``sample`` evenly spread, reasonably long
     paragraphs (the first ``chars`` characters of each are enough to tell)."""
-    candidates = [p.text for p in paras if len(p.text) >= min_len and p.kind != "heading"]
+    paras = list(paras)
+    return _mixed_languages(
+        [p.text for p in paras], paras, sample=sample, min_len=min_len, chars=chars
+    )
+
+
+def _mixed_languages(
+    texts: list[str],
+    paras: list[Paragraph] | None,
+    *,
+    sample: int = 8,
+    min_len: int = 60,
+    chars: int = 240,
+) -> set[str]:
+    """:func:`detect_mixed_languages` over ``texts`` (``paras`` gives their
+    kinds; ``None`` means no headings)."""
+    if paras is None:
+        candidates = [t for t in texts if len(t) >= min_len]
+    else:
+        candidates = [
+            t
+            for t, p in zip(texts, paras, strict=True)
+            if len(t) >= min_len and p.kind != "heading"
+        ]
     if len(candidates) < 2:
         return set()
     step = max(1, len(candidates) // sample)
@@ -116,31 +146,37 @@ class SemanticChunker:
         *,
         metadata: Mapping[str, Any] | None = None,
     ) -> list[Chunk]:
-        paras = as_paragraphs(paragraphs)
-        language = resolve_language(paras, metadata)
+        texts, paras = paragraph_texts(paragraphs)
+        language = resolve_text_language(texts, paras, metadata)
         fallback: str | None = None
         mixed = False
         if not (metadata and metadata.get("language")):
-            langs = detect_mixed_languages(paras)
+            langs = _mixed_languages(texts, paras)
             if len(langs) > 1:
                 mixed, fallback = True, "mixed_language"
         markers = load_markers(language, self.markers_path) if language and not mixed else None
         if markers is None and fallback is None:
             fallback = "unknown_language"
+        pieces: list[RawPiece]
         if self.target_chars is not None:
-            pieces = self.packed_pieces(paras, markers, language)
+            kinds = [p.kind for p in paras] if paras is not None else None
+            pieces = self._packed_spans(texts, kinds, markers, language)
         elif markers is None:
-            pieces = paragraph_pieces(
-                paras, max_chars=self.max_chars, min_chars=self.min_chars, language=language
-            )
             flags: dict[str, Any] = {"fallback": fallback}
             if mixed:
                 flags["mixed_language"] = True
-            for piece in pieces:
-                piece.extra = {**piece.extra, **flags}
+            pieces = paragraph_spans(
+                texts,
+                max_chars=self.max_chars,
+                min_chars=self.min_chars,
+                language=language,
+                single={"merge_reason": None, **flags},
+                merged={"merge_reason": "short_paragraph", **flags},
+            )
         else:
-            pieces = self.pieces(paras, markers, language)
-        return build_chunks(
+            pieces = self._marker_spans(texts, markers, language)
+        return build_raw_chunks(
+            texts,
             paras,
             pieces,
             source_id,
@@ -154,48 +190,49 @@ class SemanticChunker:
         self, paras: list[Paragraph], markers: MarkerSet, language: str | None
     ) -> list[Piece]:
         """The spans of the marker rules over ``paras`` (see the module docstring)."""
+        return _as_pieces(self._marker_spans([p.text for p in paras], markers, language))
+
+    def _marker_spans(
+        self, texts: list[str], markers: MarkerSet, language: str | None
+    ) -> list[RawPiece]:
         cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
-        pieces: list[Piece] = []
-        start: tuple[int, int] | None = None
-        end = (0, 0)
+        max_continuations = self.max_continuations
+        opener = markers.opener
+        pieces: list[RawPiece] = []
+        append = pieces.append
+        open_ = False
+        sp = sc = ep = ec = 0
         length = 0
         count = 0
         streak = 0  # consecutive marker merges into the open chunk
         reason: str | None = None
         last_text = ""
-
-        def flush(closure: str | None = None) -> None:
-            nonlocal start, length, count, streak, reason
-            if start is not None:
-                pieces.append(
-                    Piece(
-                        Span(start[0], start[1], end[0], end[1]),
-                        {"merge_reason": reason if count > 1 else None, "closure_marker": closure},
-                    )
-                )
-            start, length, count, streak, reason = None, 0, 0, 0, None
-
-        for i, p in enumerate(paras):
-            text = p.text
+        for i, text in enumerate(texts):
             stripped = text.strip()
             if not stripped:
                 continue
             lo = text.find(stripped[0])
-            hi = lo + len(stripped)
-            size = hi - lo
+            size = len(stripped)
+            hi = lo + size
             if size > max_chars:
-                flush()
+                if open_:
+                    append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
+                    open_, streak, reason = False, 0, None
                 for a, b in split_long(text, lo, hi, max_chars, language):
-                    pieces.append(
-                        Piece(Span(i, a, i, b), {"merge_reason": None, "closure_marker": None})
-                    )
+                    append((i, a, i, b, {"merge_reason": None, "closure_marker": None}))
                 continue
-            closure = markers.closure(text)
-            continuation = None if closure else markers.continuation(text)
+            found = opener(text)
+            closure: str | None = None
+            continuation: str | None = None
+            if found is not None:
+                if found[0] == "closure":
+                    closure = found[1]
+                elif found[0] == "continuation":
+                    continuation = found[1]
             joined = False
-            if start is not None:
+            if open_:
                 fits = length + _SEP + size
-                if fits <= cap and ((continuation and streak < self.max_continuations) or closure):
+                if fits <= cap and ((continuation and streak < max_continuations) or closure):
                     streak += 1
                     reason = "continuation_marker"
                     joined = True
@@ -206,17 +243,20 @@ class SemanticChunker:
                     reason = reason or "short_paragraph"
                     joined = True
                 else:
-                    flush()
+                    append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
+                    streak, reason = 0, None
             if joined:
                 length += _SEP + size
                 count += 1
             else:
-                start, length, count = (i, lo), size, 1
-            end = (i, hi)
+                open_, sp, sc, length, count = True, i, lo, size, 1
+            ep, ec = i, hi
             last_text = stripped
             if closure and length >= min_chars:
-                flush(closure)
-        flush()
+                append((sp, sc, ep, ec, _marker_extra(count, reason, closure)))
+                open_, streak, reason = False, 0, None
+        if open_:
+            append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
         return pieces
 
     def packed_pieces(
@@ -227,23 +267,30 @@ class SemanticChunker:
         closure or back-reference opener) joins even past it, up to the cap, so
         a chunk never ends right before a continuation; a chunk that reached
         half the target ends after a closing paragraph or before a heading."""
+        paras = list(paras)
+        return _as_pieces(
+            self._packed_spans([p.text for p in paras], [p.kind for p in paras], markers, language)
+        )
+
+    def _packed_spans(
+        self,
+        texts: list[str],
+        kinds: list[str] | None,
+        markers: MarkerSet | None,
+        language: str | None,
+    ) -> list[RawPiece]:
         target = self.target_chars or self.max_chars
-        cap, max_chars = self.cap, self.max_chars
-        pieces: list[Piece] = []
+        cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
+        half = target // 2
+        opener = markers.opener if markers is not None else None
+        pieces: list[RawPiece] = []
+        append = pieces.append
         sp = sc = ep = ec = 0
         open_ = False
         length = count = 0
         linked = False
         closed_by: str | None = None
-
-        def piece() -> Piece:
-            reason = None if count == 1 else ("continuation_marker" if linked else "packed")
-            return Piece(
-                Span(sp, sc, ep, ec), {"merge_reason": reason, "closure_marker": closed_by}
-            )
-
-        for i, p in enumerate(paras):
-            text = p.text
+        for i, text in enumerate(texts):
             stripped = text.strip()
             if not stripped:
                 continue
@@ -252,36 +299,48 @@ class SemanticChunker:
             hi = lo + size
             if size > max_chars:
                 if open_:
-                    pieces.append(piece())
+                    append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
                     open_ = False
                 for a, b in split_long(text, lo, hi, max_chars, language):
-                    pieces.append(
-                        Piece(Span(i, a, i, b), {"merge_reason": None, "closure_marker": None})
-                    )
+                    append((i, a, i, b, {"merge_reason": None, "closure_marker": None}))
                 continue
-            closure = markers.closure(text) if markers else None
-            links = bool(closure) or bool(markers and markers.links_back(text))
+            found = opener(text) if opener is not None else None
+            closure = found[1] if found is not None and found[0] == "closure" else None
+            links = found is not None
             if open_:
                 fits = length + _SEP + size
                 join = False
                 if links and fits <= cap and not closed_by:
-                    join, linked = True, linked or True
-                elif length < self.min_chars and fits <= max_chars:
+                    join = linked = True
+                elif length < min_chars and fits <= max_chars:
                     join = True  # a heading or a stub never stands alone
                 elif fits <= target and not (
-                    length >= target // 2 and (closed_by or p.kind == "heading")
+                    length >= half and (closed_by or (kinds is not None and kinds[i] == "heading"))
                 ):
                     join = True
                 if join:
                     length, count, ep, ec = fits, count + 1, i, hi
                 else:
-                    pieces.append(piece())
+                    append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
                     open_ = False
             if not open_:
                 open_, sp, sc, ep, ec, length, count, linked = True, i, lo, i, hi, size, 1, False
                 closed_by = None
-            if closure and length >= self.min_chars:
+            if closure and length >= min_chars:
                 closed_by = closure
         if open_:
-            pieces.append(piece())
+            append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
         return pieces
+
+
+def _marker_extra(count: int, reason: str | None, closure: str | None) -> dict[str, Any]:
+    return {"merge_reason": reason if count > 1 else None, "closure_marker": closure}
+
+
+def _packed_extra(count: int, linked: bool, closed_by: str | None) -> dict[str, Any]:
+    reason = None if count == 1 else ("continuation_marker" if linked else "packed")
+    return {"merge_reason": reason, "closure_marker": closed_by}
+
+
+def _as_pieces(raw: list[RawPiece]) -> list[Piece]:
+    return [Piece(Span(sp, sc, ep, ec), dict(extra or {})) for sp, sc, ep, ec, extra in raw]
