@@ -6,9 +6,12 @@ Chunks are short random texts over a synthetic vocabulary with random unit
 vectors (looked up by text, so no model runs); they are ingested 1,000 per
 source through ``replace_source``, as an ingest would. PostgreSQL is the
 server at ``--dsn``, or one started from the ``pgserver`` wheel in a
-temporary folder.
+temporary folder. ``postgres`` maintains the HNSW index on every insert;
+``postgres-bulk`` loads inside ``PostgresStore.deferred_index()`` and builds
+the index once (its ingest rate includes the build).
 
     uv run --frozen python benchmarks/store_scale.py --sizes 100000 300000
+    uv run --frozen python benchmarks/store_scale.py --sizes 1000000 --stores sqlite postgres-bulk
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +70,14 @@ def _corpus(n: int, dim: int, seed: int) -> tuple[list[Chunk], np.ndarray, list[
     return chunks, _unit(rng, n, dim), vocab
 
 
-def _ingest(store: Store, chunks: list[Chunk]) -> float:
+def _ingest(store: Store, chunks: list[Chunk], *, bulk: bool = False) -> float:
+    """Seconds to ingest ``chunks``; ``bulk`` (PostgreSQL) defers the HNSW
+    index and counts its one build in the time."""
     start = time.perf_counter()
-    for first in range(0, len(chunks), _PER_SOURCE):
-        batch = chunks[first : first + _PER_SOURCE]
-        store.replace_source(batch[0].source_id, batch, content_hash="v1")
+    with store.deferred_index() if bulk else nullcontext():  # type: ignore[attr-defined]
+        for first in range(0, len(chunks), _PER_SOURCE):
+            batch = chunks[first : first + _PER_SOURCE]
+            store.replace_source(batch[0].source_id, batch, content_hash="v1")
     return time.perf_counter() - start
 
 
@@ -91,7 +98,7 @@ def _measure(
     embedder: LookupEmbedder = store.embedder  # type: ignore[attr-defined]
     chunks, vectors, vocab = _corpus(n, dim, seed)
     embedder.rows.update(zip((c.text for c in chunks), vectors, strict=True))
-    build = _ingest(store, chunks)
+    build = _ingest(store, chunks, bulk=name == "postgres-bulk")
     rng = np.random.default_rng(seed + 1)
     qvecs = _unit(rng, queries, dim)
     dense_q = [f"query {i}" for i in range(queries)]
@@ -169,7 +176,16 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     parser.add_argument("--dim", type=int, default=512)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--stores", nargs="+", default=["sqlite", "postgres"])
+    parser.add_argument(
+        "--stores",
+        nargs="+",
+        default=["sqlite", "postgres"],
+        choices=["sqlite", "postgres", "postgres-bulk"],
+        help="postgres-bulk ingests inside PostgresStore.deferred_index()",
+    )
+    parser.add_argument(
+        "--ef-search", type=int, default=40, help="PostgreSQL's HNSW search breadth"
+    )
     parser.add_argument(
         "--dsn", help="an admin DSN of a PostgreSQL with pgvector (default: pgserver)"
     )
@@ -180,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         workdir = Path(tmp)
         stop = lambda: None  # noqa: E731
         admin = None
-        if "postgres" in args.stores:
+        if any(name.startswith("postgres") for name in args.stores):
             admin, stop = _postgres_dsn(args.dsn, workdir)
         try:
             for n in args.sizes:
@@ -192,7 +208,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                         from jw_rag.store.postgres import PostgresStore
 
                         assert admin is not None
-                        store = PostgresStore(_fresh_pg_database(admin, f"jw_scale_{n}"), embedder)
+                        store = PostgresStore(
+                            _fresh_pg_database(admin, f"jw_scale_{name.replace('-', '_')}_{n}"),
+                            embedder,
+                            ef_search=args.ef_search,
+                        )
                     with store:
                         row = _measure(name, store, n, args.dim, args.queries, args.seed)
                     results.append(row)
@@ -200,7 +220,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         finally:
             stop()
     print()
-    print(f"dim {args.dim}, {args.queries} queries per mode, k=10; latencies in ms")
+    print(
+        f"dim {args.dim}, {args.queries} queries per mode, k=10, ef_search {args.ef_search}; "
+        "latencies in ms"
+    )
     print(_table(results))
     return results
 

@@ -14,7 +14,7 @@ import pytest
 from pg_harness import PgDatabase
 from store_helpers import CountingEmbedder, make_chunks
 
-from jw_rag.errors import StoreError
+from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import open_store
 from jw_rag.store.postgres import PostgresStore, describe_dsn
@@ -241,3 +241,71 @@ def test_hnsw_search_agrees_with_exact_search(pg_database: PgDatabase) -> None:
             exact = [h.chunk.id for h in s.search(q, k=1001)][:10]  # k > ef_search: exact scan
             overlap += len(set(approx) & set(exact))
         assert overlap / (10 * len(queries)) >= 0.9
+
+
+def _has_hnsw(dsn: str) -> bool:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT to_regclass('jw_chunks_hnsw') IS NOT NULL").fetchone()
+        return bool(row and row[0])
+
+
+def test_deferred_index_bulk_load_searches_exactly_then_builds_the_index(
+    pg_database: PgDatabase,
+) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        with s.deferred_index(memory="64MB") as bulk:
+            for n in range(3):
+                bulk.replace_source(f"src{n}", make_chunks(f"src{n}", 200, f"topic{n}"))
+            assert not _has_hnsw(dsn) and not s.has_index()
+            assert s.stats()["hnsw_index"] is False
+            exact = [h.chunk.id for h in s.search("paragraph 7 of src1", k=5)]
+            assert exact == [h.chunk.id for h in s.search("paragraph 7 of src1", k=1001)][:5]
+        assert _has_hnsw(dsn) and s.has_index() and s.stats()["hnsw_index"] is True
+        assert s.stats()["chunks"] == 600
+        assert s.build_index() is False  # already there
+        # Later ingests maintain the rebuilt index as usual.
+        s.replace_source("late", make_chunks("late", 3))
+        assert s.stats()["per_source"]["late"] == 3
+
+
+def test_deferred_index_on_an_empty_store_and_after_an_error(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        assert s.build_index() is False  # no vectors yet: nothing to index
+        with pytest.raises(RuntimeError, match="stop"):
+            with s.deferred_index():
+                s.replace_source("a", make_chunks("a", 5))  # the first write sets the dimension
+                assert not _has_hnsw(dsn)
+                raise RuntimeError("stop")
+        assert _has_hnsw(dsn)  # rebuilt although the block failed
+        assert s.stats()["per_source"] == {"a": 5}  # what was committed stays
+        with pytest.raises(StoreError, match="cannot write"):
+            with s.deferred_index(memory="lots"):  # PostgreSQL rejects the setting
+                pass
+        assert not _has_hnsw(dsn)
+        assert s.build_index() is True and _has_hnsw(dsn)
+
+
+@pytest.mark.parametrize("bad", [0, 1001, True, "40"])
+def test_ef_search_is_checked(pg_database: PgDatabase, bad: object) -> None:
+    with pytest.raises(ConfigError, match="ef_search must be an integer from 1 to 1000"):
+        PostgresStore(pg_database(), embedder=CountingEmbedder(), ef_search=bad)  # type: ignore[arg-type]
+
+
+def test_a_wider_ef_search_finds_at_least_as_much_of_the_exact_top_k(
+    pg_database: PgDatabase,
+) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as s:
+        s.add(make_chunks("big", 2000, "lamps"))
+    queries = [f"paragraph {i} of big about oil" for i in range(0, 2000, 250)]
+    found = {}
+    for breadth in (10, 400):
+        with PostgresStore(dsn, embedder=CountingEmbedder(), ef_search=breadth) as s:
+            hits = 0
+            for q in queries:
+                exact = {h.chunk.id for h in s.search(q, k=1001)[:10]}
+                hits += len(exact & {h.chunk.id for h in s.search(q, k=10)})
+            found[breadth] = hits / (10 * len(queries))
+    assert found[400] >= found[10] and found[400] >= 0.95

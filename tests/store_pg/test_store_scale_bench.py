@@ -19,11 +19,18 @@ def test_store_scale_bench_runs(
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     admin = pg_database()  # any database of the test server can create the benchmark's own
-    rows = module.main(["--sizes", "1500", "--dim", "16", "--queries", "8", "--dsn", admin])
-    assert [(r["store"], r["n"]) for r in rows] == [("sqlite", 1500), ("postgres", 1500)]
-    sqlite, postgres = rows
+    rows = module.main(
+        ["--sizes", "1500", "--dim", "16", "--queries", "8", "--dsn", admin]
+        + ["--stores", "sqlite", "postgres", "postgres-bulk"]
+    )
+    assert [(r["store"], r["n"]) for r in rows] == [
+        ("sqlite", 1500),
+        ("postgres", 1500),
+        ("postgres-bulk", 1500),
+    ]
+    sqlite, postgres, bulk = rows
     assert sqlite["recall10"] == 1.0  # exact search
-    assert postgres["recall10"] >= 0.8
+    assert postgres["recall10"] >= 0.8 and bulk["recall10"] >= 0.8
     for r in rows:
         assert r["ingest_cps"] > 0 and r["dense_p95_ms"] >= r["dense_p50_ms"] > 0
         assert r["hybrid_p50_ms"] > 0 and r["filtered_p50_ms"] > 0

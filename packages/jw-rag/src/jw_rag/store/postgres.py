@@ -42,7 +42,15 @@ except ModuleNotFoundError as _exc:  # pragma: no cover - depends on the install
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
 
-__all__ = ["DEFAULT_POOL_SIZE", "HNSW_MAX_DIM", "HYBRID_DEPTH", "PostgresStore", "describe_dsn"]
+__all__ = [
+    "DEFAULT_EF_SEARCH",
+    "DEFAULT_INDEX_MEMORY",
+    "DEFAULT_POOL_SIZE",
+    "HNSW_MAX_DIM",
+    "HYBRID_DEPTH",
+    "PostgresStore",
+    "describe_dsn",
+]
 
 #: Connections kept per store object (threads of one process share them).
 DEFAULT_POOL_SIZE = 4
@@ -50,6 +58,13 @@ DEFAULT_POOL_SIZE = 4
 HYBRID_DEPTH = 50
 #: pgvector's HNSW index takes vectors up to this dimension; larger ones are searched exactly.
 HNSW_MAX_DIM = 2000
+#: How much memory :meth:`PostgresStore.build_index` gives PostgreSQL to build
+#: the HNSW graph (a graph larger than this builds much more slowly).
+DEFAULT_INDEX_MEMORY = "1GB"
+_CREATE_HNSW = "CREATE INDEX IF NOT EXISTS jw_chunks_hnsw ON jw_chunks USING hnsw (embedding vector_cosine_ops)"
+#: HNSW search breadth (pgvector's default): higher finds more of the exact
+#: top k and costs latency; a search for more than this many uses ``k``.
+DEFAULT_EF_SEARCH = 40
 _EF_SEARCH_MAX = 1000  # pgvector's upper bound for hnsw.ef_search
 _BATCH = 1000
 _MODES = ("dense", "bm25", "hybrid")
@@ -90,6 +105,8 @@ class PostgresStore:
     is created (or migrated) on first open. ``embedder`` works as in
     :class:`~jw_rag.store.sqlite_store.SQLiteStore`: ``None`` creates the
     default at first use, so BM25-only use never loads a model.
+    ``ef_search`` trades dense-search latency for recall against exact search
+    (``benchmarks/store_scale.py`` measures both).
     """
 
     def __init__(
@@ -99,9 +116,19 @@ class PostgresStore:
         *,
         pool_size: int = DEFAULT_POOL_SIZE,
         connect_timeout: int = 10,
+        ef_search: int = DEFAULT_EF_SEARCH,
     ) -> None:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ConfigError(f"pool_size must be a positive integer, got {pool_size!r}")
+        if (
+            isinstance(ef_search, bool)
+            or not isinstance(ef_search, int)
+            or not 1 <= ef_search <= _EF_SEARCH_MAX
+        ):
+            raise ConfigError(
+                f"ef_search must be an integer from 1 to {_EF_SEARCH_MAX}, got {ef_search!r}"
+            )
+        self.ef_search = ef_search
         self.where = describe_dsn(dsn)
         self._embedder = embedder
         kwargs = {"autocommit": True, "connect_timeout": connect_timeout}
@@ -122,6 +149,7 @@ class PostgresStore:
         self._pool = ConnectionPool(
             dsn, min_size=1, max_size=pool_size, kwargs=kwargs, open=True, name="jw-rag"
         )
+        self._defer_index = False
 
     # -- connection ---------------------------------------------------------
 
@@ -199,15 +227,52 @@ class PostgresStore:
         dim = int(embedder.dim)
         conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
         conn.execute(f"ALTER TABLE jw_chunks ALTER COLUMN embedding TYPE vector({dim})")
-        if dim <= HNSW_MAX_DIM:
-            conn.execute(
-                "CREATE INDEX jw_chunks_hnsw ON jw_chunks USING hnsw (embedding vector_cosine_ops)"
-            )
+        if dim <= HNSW_MAX_DIM and not self._defer_index:
+            conn.execute(_CREATE_HNSW)
         conn.execute(
             "INSERT INTO jw_meta (key, value) VALUES ('model_id', %s), ('dim', %s) "
             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             (embedder.model_id, str(dim)),
         )
+
+    # -- the vector index ---------------------------------------------------
+
+    def has_index(self) -> bool:
+        """Whether the HNSW index exists (without it, dense search is exact and slower)."""
+        with self._conn() as conn:
+            row = conn.execute("SELECT to_regclass('jw_chunks_hnsw') IS NOT NULL").fetchone()
+            return bool(row and row[0])
+
+    def build_index(self, *, memory: str = DEFAULT_INDEX_MEMORY) -> bool:
+        """Build the HNSW index if it is missing, in one pass over the stored
+        vectors with ``memory`` of ``maintenance_work_mem``; returns whether it
+        built one. Writes wait while it builds; searches do not."""
+        with self._conn(write=True) as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            dim = self._meta(conn).get("dim")
+            if dim is None or int(dim) > HNSW_MAX_DIM:
+                return False
+            if conn.execute("SELECT to_regclass('jw_chunks_hnsw')").fetchone() != (None,):
+                return False
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+            conn.execute(_CREATE_HNSW)
+            return True
+
+    @contextmanager
+    def deferred_index(self, *, memory: str = DEFAULT_INDEX_MEMORY) -> Iterator[PostgresStore]:
+        """Bulk loading: drop the HNSW index, let the block ingest, then build
+        the index once (pgvector builds an index many times faster than it
+        inserts into one). The index is rebuilt even when the block raises;
+        meanwhile every process's dense search is exact, so still right."""
+        with self._conn(write=True) as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
+        self._defer_index = True
+        try:
+            yield self
+        finally:
+            self._defer_index = False
+            self.build_index(memory=memory)
 
     def _embed(self, texts: list[str]) -> Vectors:
         embedder = self.embedder
@@ -444,7 +509,7 @@ class PostgresStore:
         select = "SELECT c.rowid, 1 - (c.embedding <=> %(v)s::vector) FROM jw_chunks c "
         where = f"WHERE c.embedding IS NOT NULL AND {f.where} "
         if k <= _EF_SEARCH_MAX:
-            breadth = _EF_SEARCH_MAX if f.active else max(40, k)
+            breadth = _EF_SEARCH_MAX if f.active else max(self.ef_search, k)
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
             rows = conn.execute(
                 select + where + "ORDER BY c.embedding <=> %(v)s::vector LIMIT %(k)s", params
@@ -528,7 +593,7 @@ class PostgresStore:
 
     def stats(self) -> dict[str, Any]:
         """Counts by source, language, chunker and chunker version, plus the
-        embedder, parents, the server (``path``, without password) and the
+        embedder, whether the HNSW index exists, parents, the server (``path``, without password) and the
         tables' size on disk."""
         with self._conn() as conn:
             meta = self._meta(conn)
@@ -559,6 +624,10 @@ class PostgresStore:
                 "schema_version": SCHEMA_VERSION,
                 "model_id": meta.get("model_id"),
                 "dim": int(meta["dim"]) if "dim" in meta else None,
+                "hnsw_index": conn.execute(
+                    "SELECT to_regclass('jw_chunks_hnsw') IS NOT NULL"
+                ).fetchone()
+                == (True,),
                 "chunks": count("jw_chunks"),
                 "sources": count("jw_sources"),
                 "parents": count("jw_parents"),
