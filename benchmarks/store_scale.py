@@ -70,11 +70,12 @@ def _corpus(n: int, dim: int, seed: int) -> tuple[list[Chunk], np.ndarray, list[
     return chunks, _unit(rng, n, dim), vocab
 
 
-def _ingest(store: Store, chunks: list[Chunk], *, bulk: bool = False) -> float:
+def _ingest(store: Store, chunks: list[Chunk], *, bulk: bool = False, memory: str = "2GB") -> float:
     """Seconds to ingest ``chunks``; ``bulk`` (PostgreSQL) defers the HNSW
     index and counts its one build in the time."""
     start = time.perf_counter()
-    with store.deferred_index() if bulk else nullcontext():  # type: ignore[attr-defined]
+    deferred = store.deferred_index(memory=memory) if bulk else nullcontext()  # type: ignore[attr-defined]
+    with deferred:
         for first in range(0, len(chunks), _PER_SOURCE):
             batch = chunks[first : first + _PER_SOURCE]
             store.replace_source(batch[0].source_id, batch, content_hash="v1")
@@ -93,12 +94,12 @@ def _latencies(run: Callable[[str], Any], queries: list[str]) -> tuple[float, fl
 
 
 def _measure(
-    name: str, store: Store, n: int, dim: int, queries: int, seed: int
+    name: str, store: Store, n: int, dim: int, queries: int, seed: int, memory: str = "2GB"
 ) -> dict[str, float | str | int]:
     embedder: LookupEmbedder = store.embedder  # type: ignore[attr-defined]
     chunks, vectors, vocab = _corpus(n, dim, seed)
     embedder.rows.update(zip((c.text for c in chunks), vectors, strict=True))
-    build = _ingest(store, chunks, bulk=name == "postgres-bulk")
+    build = _ingest(store, chunks, bulk=name == "postgres-bulk", memory=memory)
     rng = np.random.default_rng(seed + 1)
     qvecs = _unit(rng, queries, dim)
     dense_q = [f"query {i}" for i in range(queries)]
@@ -184,6 +185,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         help="postgres-bulk ingests inside PostgresStore.deferred_index()",
     )
     parser.add_argument(
+        "--index-memory",
+        default="2GB",
+        help="maintenance_work_mem for postgres-bulk's index build (default 2GB)",
+    )
+    parser.add_argument(
         "--ef-search", type=int, default=40, help="PostgreSQL's HNSW search breadth"
     )
     parser.add_argument(
@@ -214,7 +220,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                             ef_search=args.ef_search,
                         )
                     with store:
-                        row = _measure(name, store, n, args.dim, args.queries, args.seed)
+                        row = _measure(
+                            name, store, n, args.dim, args.queries, args.seed, args.index_memory
+                        )
                     results.append(row)
                     print(_table([row]).splitlines()[-1], flush=True)
         finally:
