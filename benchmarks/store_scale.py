@@ -2,8 +2,9 @@
 PostgresStore at large sizes, HNSW recall@10 against exact search, and p50/p95
 query latency per search mode.
 
-Chunks are short random texts over a synthetic vocabulary with random unit
-vectors (looked up by text, so no model runs); they are ingested 1,000 per
+Chunks are short random texts over a synthetic vocabulary with synthetic unit
+vectors (``--vectors``: topic clusters by default, or structureless random
+ones; looked up by text, so no model runs); they are ingested 1,000 per
 source through ``replace_source``, as an ingest would. PostgreSQL is the
 server at ``--dsn``, or one started from the ``pgserver`` wheel in a
 temporary folder. ``postgres`` maintains the HNSW index on every insert;
@@ -34,6 +35,7 @@ __all__ = ["main"]
 
 _PER_SOURCE = 1000
 _WORDS_PER_TEXT = 12
+_PER_TOPIC = 100
 
 
 class LookupEmbedder:
@@ -53,7 +55,34 @@ def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
-def _corpus(n: int, dim: int, seed: int) -> tuple[list[Chunk], np.ndarray, list[str]]:
+def _vectors(rng: np.random.Generator, n: int, dim: int, kind: str) -> np.ndarray:
+    """``random``: independent unit vectors (no structure at all: the hardest
+    case for HNSW, unlike any embedding). ``clustered``: topics of
+    ``_PER_TOPIC`` chunks around a centre (same-topic cosine about 0.5, other
+    topics about 0), the shape sentence embeddings of a library have."""
+    if kind == "random":
+        return _unit(rng, n, dim)
+    centres = _unit(rng, -(-n // _PER_TOPIC), dim)
+    m = centres[np.arange(n) // _PER_TOPIC] + _unit(rng, n, dim)
+    return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _query_vectors(
+    rng: np.random.Generator, vectors: np.ndarray, count: int, kind: str
+) -> np.ndarray:
+    """``random``: unit vectors; ``clustered``: each a perturbed stored chunk
+    (cosine about 0.8 to it), as a question about one passage is."""
+    if kind == "random":
+        return _unit(rng, count, vectors.shape[1])
+    m = vectors[rng.integers(0, len(vectors), size=count)] + 0.75 * _unit(
+        rng, count, vectors.shape[1]
+    )
+    return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _corpus(
+    n: int, dim: int, seed: int, kind: str = "clustered"
+) -> tuple[list[Chunk], np.ndarray, list[str]]:
     rng = np.random.default_rng(seed)
     vocab = [f"w{i}" for i in range(20_000)]
     picks = rng.integers(0, len(vocab), size=(n, _WORDS_PER_TEXT))
@@ -67,7 +96,7 @@ def _corpus(n: int, dim: int, seed: int) -> tuple[list[Chunk], np.ndarray, list[
         )
         for i, t in enumerate(texts)
     ]
-    return chunks, _unit(rng, n, dim), vocab
+    return chunks, _vectors(rng, n, dim, kind), vocab
 
 
 def _ingest(store: Store, chunks: list[Chunk], *, bulk: bool = False, memory: str = "2GB") -> float:
@@ -94,14 +123,21 @@ def _latencies(run: Callable[[str], Any], queries: list[str]) -> tuple[float, fl
 
 
 def _measure(
-    name: str, store: Store, n: int, dim: int, queries: int, seed: int, memory: str = "2GB"
+    name: str,
+    store: Store,
+    n: int,
+    dim: int,
+    queries: int,
+    seed: int,
+    memory: str = "2GB",
+    kind: str = "clustered",
 ) -> dict[str, float | str | int]:
     embedder: LookupEmbedder = store.embedder  # type: ignore[attr-defined]
-    chunks, vectors, vocab = _corpus(n, dim, seed)
+    chunks, vectors, vocab = _corpus(n, dim, seed, kind)
     embedder.rows.update(zip((c.text for c in chunks), vectors, strict=True))
     build = _ingest(store, chunks, bulk=name == "postgres-bulk", memory=memory)
     rng = np.random.default_rng(seed + 1)
-    qvecs = _unit(rng, queries, dim)
+    qvecs = _query_vectors(rng, vectors, queries, kind)
     dense_q = [f"query {i}" for i in range(queries)]
     embedder.rows.update(zip(dense_q, qvecs, strict=True))
     text_q = [" ".join(rng.choice(vocab, size=3)) for _ in range(queries)]
@@ -190,6 +226,12 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         help="maintenance_work_mem for postgres-bulk's index build (default 2GB)",
     )
     parser.add_argument(
+        "--vectors",
+        choices=["clustered", "random"],
+        default="clustered",
+        help="synthetic vectors: topic clusters (like embeddings) or structureless",
+    )
+    parser.add_argument(
         "--ef-search", type=int, default=40, help="PostgreSQL's HNSW search breadth"
     )
     parser.add_argument(
@@ -221,7 +263,14 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                         )
                     with store:
                         row = _measure(
-                            name, store, n, args.dim, args.queries, args.seed, args.index_memory
+                            name,
+                            store,
+                            n,
+                            args.dim,
+                            args.queries,
+                            args.seed,
+                            args.index_memory,
+                            args.vectors,
                         )
                     results.append(row)
                     print(_table([row]).splitlines()[-1], flush=True)
@@ -229,7 +278,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             stop()
     print()
     print(
-        f"dim {args.dim}, {args.queries} queries per mode, k=10, ef_search {args.ef_search}; "
+        f"{args.vectors} vectors, dim {args.dim}, {args.queries} queries per mode, k=10, "
+        f"ef_search {args.ef_search}; "
         "latencies in ms"
     )
     print(_table(results))

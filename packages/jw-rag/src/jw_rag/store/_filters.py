@@ -17,7 +17,7 @@ FILTER_KEYS: tuple[str, ...] = ("source_id", "language", "chunker", "page")
 
 @dataclass(frozen=True, slots=True)
 class SqlFilter:
-    """``where`` is a condition on table alias ``c`` (``"1"`` when unfiltered);
+    """``where`` is a condition on table alias ``c`` (``"1"`` or ``"TRUE"`` when unfiltered);
     ``empty`` is true when some key was given an empty list (nothing matches)."""
 
     where: str = "1"
@@ -26,7 +26,9 @@ class SqlFilter:
 
     @property
     def active(self) -> bool:
-        return self.where != "1" or self.empty
+        """Whether the filter restricts anything (SQLite's unfiltered condition
+        is ``1``, PostgreSQL's ``TRUE``)."""
+        return self.where not in ("1", "TRUE") or self.empty
 
 
 def _values(key: str, value: Any) -> list[Any]:

@@ -593,8 +593,8 @@ class PostgresStore:
 
     def stats(self) -> dict[str, Any]:
         """Counts by source, language, chunker and chunker version, plus the
-        embedder, whether the HNSW index exists, parents, the server (``path``, without password) and the
-        tables' size on disk."""
+        embedder, whether the HNSW index exists, parents, the server (``path``,
+        without password) and the tables' size on disk."""
         with self._conn() as conn:
             meta = self._meta(conn)
 
