@@ -317,3 +317,14 @@ def test_only_real_filters_widen_the_hnsw_search() -> None:
     assert pg_filters(None).active is False and pg_filters({}).active is False
     assert pg_filters({"source_id": "a"}).active is True
     assert pg_filters({"source_id": []}).active is True  # matches nothing
+
+
+def test_a_selective_filter_is_answered_exactly(pg_database: PgDatabase) -> None:
+    with PostgresStore(pg_database(), embedder=CountingEmbedder(), ef_search=1) as s:
+        for n in range(3):
+            s.replace_source(f"s{n}", make_chunks(f"s{n}", 400, f"topic{n}"))
+        for q in ("paragraph 17 of s1 about topic1", "oil lamps", "number250"):
+            got = s.search(q, k=10, filters={"source_id": "s1"})
+            exact = s.search(q, k=1001, filters={"source_id": "s1"})[:10]
+            assert [h.chunk.id for h in got] == [h.chunk.id for h in exact]
+            assert all(h.chunk.source_id == "s1" for h in got)

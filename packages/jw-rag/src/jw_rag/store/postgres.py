@@ -46,6 +46,7 @@ __all__ = [
     "DEFAULT_EF_SEARCH",
     "DEFAULT_INDEX_MEMORY",
     "DEFAULT_POOL_SIZE",
+    "EXACT_BELOW",
     "HNSW_MAX_DIM",
     "HYBRID_DEPTH",
     "PostgresStore",
@@ -62,6 +63,9 @@ HNSW_MAX_DIM = 2000
 #: the HNSW graph (a graph larger than this builds much more slowly).
 DEFAULT_INDEX_MEMORY = "1GB"
 _CREATE_HNSW = "CREATE INDEX IF NOT EXISTS jw_chunks_hnsw ON jw_chunks USING hnsw (embedding vector_cosine_ops)"
+#: A filtered dense search that keeps fewer chunks than this scans them exactly
+#: (faster than a wide HNSW scan whose candidates the filter mostly drops).
+EXACT_BELOW = 5000
 #: HNSW search breadth (pgvector's default): higher finds more of the exact
 #: top k and costs latency; a search for more than this many uses ``k``.
 DEFAULT_EF_SEARCH = 40
@@ -502,13 +506,21 @@ class PostgresStore:
     def _dense(
         self, conn: psycopg.Connection, qv: Vectors, k: int, f: SqlFilter
     ) -> list[tuple[int, float]]:
-        """Approximate (HNSW) top ``k`` by cosine; exact when the index cannot
-        answer: ``k`` above pgvector's search breadth, or a filter that left
-        fewer than ``k`` of the index's candidates."""
+        """Approximate (HNSW) top ``k`` by cosine; exact when that is cheaper or
+        the index cannot answer: a filter that keeps fewer than
+        ``EXACT_BELOW`` chunks, ``k`` above pgvector's search breadth, or a
+        filter that left fewer than ``k`` of the index's candidates."""
         params = {"v": vector_literal(qv), "k": k, **dict(f.params)}
         select = "SELECT c.rowid, 1 - (c.embedding <=> %(v)s::vector) FROM jw_chunks c "
         where = f"WHERE c.embedding IS NOT NULL AND {f.where} "
-        if k <= _EF_SEARCH_MAX:
+        selective = False
+        if f.active:  # a bounded count: stops at EXACT_BELOW rows
+            row = conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM jw_chunks c {where}LIMIT {EXACT_BELOW}) s",
+                params,
+            ).fetchone()
+            selective = row is not None and row[0] < EXACT_BELOW
+        if k <= _EF_SEARCH_MAX and not selective:
             breadth = _EF_SEARCH_MAX if f.active else max(self.ef_search, k)
             conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
             rows = conn.execute(
