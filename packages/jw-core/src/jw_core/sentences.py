@@ -18,7 +18,6 @@ Decimals ("3.5") never split because no whitespace follows the period.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 __all__ = ["ends_sentence", "split_sentences"]
 
@@ -114,29 +113,25 @@ def _period_is_final(text: str, dot: int, nxt: int) -> bool:
 
 
 _TERMINAL = ".!?…"
+# A token ending in this many letters is never an abbreviation: longer than
+# every listed word (lower-casing never shortens a word) and than the four
+# letters of a dotted acronym that _period_is_final keeps final.
+_LONG_RUN = max(5, 1 + max(len(w) for w in _NEVER_FINAL | _BEFORE_NUMBER))
 
 
-def _boundaries(text: str, boundary: re.Pattern[str]) -> Iterator[re.Match[str]]:
-    """What ``boundary.finditer(text)`` yields, found faster: a boundary starts
-    at terminal punctuation, which ``str.find`` locates much faster than the
-    regex engine scans for it, so the regex is only tried there, leftmost
-    first, resuming after each match as ``finditer`` does."""
+def _terminal_positions(text: str) -> list[int]:
+    """Where terminal punctuation is in ``text``, in order (``str.find``
+    locates it much faster than the regex engine scans for it)."""
     starts: list[int] = []
+    append = starts.append
     find = text.find
     for ch in _TERMINAL:
         i = find(ch)
         while i >= 0:
-            starts.append(i)
+            append(i)
             i = find(ch, i + 1)
     starts.sort()
-    match = boundary.match
-    resume = 0
-    for i in starts:
-        if i >= resume:
-            m = match(text, i)
-            if m is not None:
-                resume = m.end()
-                yield m
+    return starts
 
 
 def split_sentences(text: str, language: str | None = None) -> list[tuple[int, int]]:
@@ -147,15 +142,46 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
     rules cover all three languages at once. Text without any capital letter
     (lower-cased documents) may start a sentence with a lower-case letter."""
     del language
+    return _sentence_spans(text, 0)
+
+
+def _sentence_spans(text: str, offset: int) -> list[tuple[int, int]]:
+    """:func:`split_sentences`, each span shifted by ``offset``.
+
+    The boundaries are those of ``_BOUNDARY(_CASED).finditer(text)``, found
+    by trying the regex only at terminal punctuation, leftmost first, resuming
+    after each match as ``finditer`` does (a boundary starts at terminal
+    punctuation).
+    The usual boundary, one punctuation mark, one space, then a non-space, is
+    recognised without the regex: there the match is exactly that (the
+    mark's group ends at the space, no closers, the whitespace is the space),
+    and the cased regex's look-ahead only rejects a lower-case letter, which
+    the start-of-sentence test rejects as well."""
     spans: list[tuple[int, int]] = []
     append = spans.append
     n = len(text)
     caseless = text.islower()
+    match = (_BOUNDARY if caseless else _BOUNDARY_CASED).match
+    never_final, before_number = _NEVER_FINAL, _BEFORE_NUMBER
     start = n - len(text.lstrip())
-    for m in _boundaries(text, _BOUNDARY if caseless else _BOUNDARY_CASED):
-        end, nxt = m.span(3)  # group 3 (the whitespace) starts where group 2 ends
-        if end <= start or nxt >= n:
+    resume = 0
+    last = n - 2  # the fast path needs text[i + 2]
+    for i in _terminal_positions(text):
+        if i < resume:
             continue
+        if i < last and text[i + 1] == " " and not text[i + 2].isspace():
+            end = i + 1
+            nxt = resume = i + 2
+            single_dot = text[i] == "."
+        else:
+            m = match(text, i)
+            if m is None:
+                continue
+            end, nxt = m.span(3)  # group 3 (the whitespace) starts where group 2 ends
+            resume = nxt
+            single_dot = m.end(1) == i + 1 and text[i] == "."
+            if end <= start or nxt >= n:
+                continue
         c = text[nxt]
         if c in _OPENERS:
             if not _starts_sentence(text, nxt, caseless):
@@ -164,14 +190,43 @@ def split_sentences(text: str, language: str | None = None) -> list[tuple[int, i
             continue  # the common case of _starts_sentence, inlined
         if end - start <= 4 and not any(ch.isalnum() for ch in text[start:end]):
             continue  # a leading "..." stays with the sentence it opens
-        dot, punct_end = m.span(1)
-        if punct_end - dot == 1 and text[dot] == "." and not _period_is_final(text, dot, nxt):
-            continue
-        append((start, end))
+        if single_dot:
+            # The common cases of _period_is_final, decided here as it would
+            # from the letters before the period (or before one space and the
+            # period, as in "word ."): a run of letters longer than any
+            # abbreviation is final, whatever precedes it; a word or a number
+            # after whitespace is decided by the rules for it.
+            w = i - 1 if i and text[i - 1] == " " else i
+            tail = text[w - _LONG_RUN : w] if w >= _LONG_RUN else ""
+            if not tail:
+                if not _period_is_final(text, i, nxt):
+                    continue
+            elif not tail.isalpha():
+                token = tail.rsplit(None, 1)[-1] if not tail[-1].isspace() else ""
+                if len(token) == _LONG_RUN:  # no whitespace in the tail: a longer token
+                    token = ""
+                if token.isalpha():
+                    word = token.lower()
+                    if word in never_final:
+                        continue
+                    if len(token) == 1:  # an initial: "J. Smith"
+                        if token.isupper() or c.isdigit():
+                            continue
+                    elif c.isdigit() and word in before_number:
+                        continue
+                    elif len(token) == 2 and token[0] == token[1] and token.isupper():
+                        if _DOUBLED_NEXT.match(text, nxt):  # "EE. UU."
+                            continue
+                elif token.isdigit():  # "3. 5" enumerations, verse lists
+                    if c.isdigit():
+                        continue
+                elif not _period_is_final(text, i, nxt):
+                    continue
+        append((start + offset, end + offset))
         start = nxt
     tail_end = len(text.rstrip())
     if tail_end > start:
-        append((start, tail_end))
+        append((start + offset, tail_end + offset))
     return spans
 
 

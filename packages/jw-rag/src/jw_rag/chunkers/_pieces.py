@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jw_core import detect_language, normalize_language, split_sentences
+from jw_core import detect_language, normalize_language
+from jw_core.sentences import _sentence_spans
 from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, as_paragraphs
 
 __all__ = [
@@ -43,9 +44,8 @@ def split_long(
     word longer than ``max_chars`` is the only thing ever cut."""
     if hi - lo <= max_chars:
         return [(lo, hi)]
-    sentences = split_sentences(text[lo:hi], language)
-    if lo:
-        sentences = [(lo + a, lo + b) for a, b in sentences]
+    # split_sentences(text[lo:hi], language), each span shifted by lo
+    sentences = _sentence_spans(text[lo:hi], lo)
     units: list[tuple[int, int]] = []
     append = units.append
     for unit in sentences:
@@ -197,7 +197,6 @@ def build_raw_chunks(
     template["merge_reason"] = None
     template["closure_marker"] = None
     template["chunk_index"] = None
-    copy = template.copy
     has_pages = paragraphs is not None and any(p.page is not None for p in paragraphs)
     n_paras = len(texts)
     id_prefix = f"{source_id}\x1f{chunker}\x1f"
@@ -207,7 +206,21 @@ def build_raw_chunks(
     append = chunks.append
     prev: dict[str, Any] | None = None
     prev_id: str | None = None
+    # Pieces mostly share a few extras: each merged into a copy of the
+    # template once saves an update per chunk (see _with_extra). Keyed by id,
+    # the extra kept with its base so that the id cannot be reused meanwhile.
+    bases: dict[int, tuple[Mapping[str, Any] | None, dict[str, Any] | None]] = {}
+    last_extra: Mapping[str, Any] | None = None
+    base: dict[str, Any] | None = template
     for index, (sp, sc, ep, ec, extra) in enumerate(pieces):
+        if extra is not last_extra:
+            last_extra = extra
+            cached = bases.get(id(extra))
+            if cached is not None and cached[0] is extra:
+                base = cached[1]
+            else:
+                base = _with_extra(template, extra)
+                bases[id(extra)] = (extra, base)
         pages: list[Any] | None = None
         heading_path: tuple[str, ...] = ()
         if sp == ep:
@@ -249,7 +262,7 @@ def build_raw_chunks(
                 para_ids = [
                     paragraphs[k].id if paragraphs[k].id is not None else k for k in para_ids
                 ]
-        meta = copy()
+        meta = (template if base is None else base).copy()
         meta["para_ids"] = para_ids
         meta["span"] = {"start_para": sp, "start_char": sc, "end_para": ep, "end_char": ec}
         meta["chunk_index"] = index
@@ -257,8 +270,8 @@ def build_raw_chunks(
             meta["pages"] = pages
         if heading_path:
             meta["heading_path"] = list(heading_path)
-        if extra:
-            meta.update(extra)
+        if base is None:
+            meta.update(extra or {})
         chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
         meta["prev_id"] = prev_id
         if prev is not None:
@@ -268,3 +281,21 @@ def build_raw_chunks(
     if prev is not None:
         prev["next_id"] = None
     return chunks
+
+
+#: Metadata keys build_raw_chunks sets per chunk before merging the extra.
+_PER_CHUNK = frozenset({"para_ids", "span", "chunk_index", "pages", "heading_path"})
+
+
+def _with_extra(template: dict[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``template`` with ``extra`` merged, when merging it before the per-chunk
+    keys gives what merging it after them does: ``extra`` adds no key (so no
+    key moves) and sets none of them. ``None`` means merge per chunk."""
+    if not extra:
+        return template
+    keys = extra.keys()
+    if not keys <= template.keys() or not _PER_CHUNK.isdisjoint(keys):
+        return None
+    merged = template.copy()
+    merged.update(extra)
+    return merged

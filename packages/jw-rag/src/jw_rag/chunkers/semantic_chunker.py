@@ -198,6 +198,7 @@ class SemanticChunker:
         cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
         max_continuations = self.max_continuations
         opener = markers.opener
+        single = _UNCLOSED[None]
         pieces: list[RawPiece] = []
         append = pieces.append
         open_ = False
@@ -219,7 +220,7 @@ class SemanticChunker:
                     append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
                     open_, streak, reason = False, 0, None
                 for a, b in split_long(text, lo, hi, max_chars, language):
-                    append((i, a, i, b, {"merge_reason": None, "closure_marker": None}))
+                    append((i, a, i, b, single))
                 continue
             found = opener(text)
             closure: str | None = None
@@ -283,6 +284,7 @@ class SemanticChunker:
         cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
         half = target // 2
         opener = markers.opener if markers is not None else None
+        single = _UNCLOSED[None]
         pieces: list[RawPiece] = []
         append = pieces.append
         sp = sc = ep = ec = 0
@@ -302,7 +304,7 @@ class SemanticChunker:
                     append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
                     open_ = False
                 for a, b in split_long(text, lo, hi, max_chars, language):
-                    append((i, a, i, b, {"merge_reason": None, "closure_marker": None}))
+                    append((i, a, i, b, single))
                 continue
             found = opener(text) if opener is not None else None
             closure = found[1] if found is not None and found[0] == "closure" else None
@@ -333,13 +335,26 @@ class SemanticChunker:
         return pieces
 
 
-def _marker_extra(count: int, reason: str | None, closure: str | None) -> dict[str, Any]:
-    return {"merge_reason": reason if count > 1 else None, "closure_marker": closure}
+#: The extras of pieces no closure marker closed, shared (extras are read only).
+_UNCLOSED: dict[str | None, Mapping[str, Any]] = {
+    reason: {"merge_reason": reason, "closure_marker": None}
+    for reason in (None, "short_paragraph", "continuation_marker", "packed")
+}
 
 
-def _packed_extra(count: int, linked: bool, closed_by: str | None) -> dict[str, Any]:
+def _extra(reason: str | None, closure: str | None) -> Mapping[str, Any]:
+    if closure is None:
+        return _UNCLOSED[reason]
+    return {"merge_reason": reason, "closure_marker": closure}
+
+
+def _marker_extra(count: int, reason: str | None, closure: str | None) -> Mapping[str, Any]:
+    return _extra(reason if count > 1 else None, closure)
+
+
+def _packed_extra(count: int, linked: bool, closed_by: str | None) -> Mapping[str, Any]:
     reason = None if count == 1 else ("continuation_marker" if linked else "packed")
-    return {"merge_reason": reason, "closure_marker": closed_by}
+    return _extra(reason, closed_by)
 
 
 def _as_pieces(raw: list[RawPiece]) -> list[Piece]:
