@@ -24,6 +24,7 @@ from typing import TypeVar
 import numpy as np
 
 from jw_rag import config
+from jw_rag._wal import enable_wal
 from jw_rag.embed.protocol import Vectors
 from jw_rag.errors import ConfigError, EmbeddingError
 
@@ -94,7 +95,7 @@ class EmbeddingCache:
                     check_same_thread=False,
                 )
                 conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-                conn.execute("PRAGMA journal_mode = WAL")
+                enable_wal(conn, self.busy_timeout)
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute(_SCHEMA)
                 conn.execute("SELECT 1 FROM embeddings LIMIT 1").fetchall()

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from jw_rag._wal import enable_wal
 from jw_rag.errors import ConfigError, EmbeddingError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._dense import VectorMatrix, top_k
@@ -87,7 +88,7 @@ class SQLiteStore:
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             prepare(conn, self.path)
-            conn.execute("PRAGMA journal_mode = WAL")
+            enable_wal(conn, BUSY_TIMEOUT_MS / 1000)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
         except sqlite3.Error as exc:
