@@ -16,6 +16,7 @@ from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, as_paragra
 __all__ = [
     "Piece",
     "RawPiece",
+    "as_pieces",
     "build_chunks",
     "build_raw_chunks",
     "paragraph_texts",
@@ -144,6 +145,11 @@ def resolve_text_language(
 #: end_para, end_char, extra)``, ``extra`` being merged into the metadata
 #: (read only: chunkers may share one dict between several spans).
 RawPiece = tuple[int, int, int, int, Mapping[str, Any] | None]
+
+
+def as_pieces(raw: Iterable[RawPiece]) -> list[Piece]:
+    """``raw`` as :class:`Piece` objects, each with its own copy of the extra."""
+    return [Piece(Span(sp, sc, ep, ec), dict(extra or {})) for sp, sc, ep, ec, extra in raw]
 
 
 def build_chunks(

@@ -13,12 +13,13 @@ from jw_core import ends_sentence
 from jw_rag.chunkers._pieces import (
     Piece,
     RawPiece,
+    as_pieces,
     build_raw_chunks,
     paragraph_texts,
     resolve_text_language,
     split_long,
 )
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput
 
 __all__ = ["ParagraphChunker", "chunk_paragraphs", "paragraph_pieces", "paragraph_spans"]
 
@@ -39,12 +40,11 @@ def paragraph_pieces(
     paras: list[Paragraph], *, max_chars: int, min_chars: int, language: str | None = None
 ) -> list[Piece]:
     """The spans ``chunk_paragraphs`` produces (shared by fallbacks of other chunkers)."""
-    return [
-        Piece(Span(sp, sc, ep, ec), dict(extra or {}))
-        for sp, sc, ep, ec, extra in paragraph_spans(
+    return as_pieces(
+        paragraph_spans(
             [p.text for p in paras], max_chars=max_chars, min_chars=min_chars, language=language
         )
-    ]
+    )
 
 
 _SINGLE: Mapping[str, Any] = {"merge_reason": None}

@@ -33,6 +33,7 @@ from jw_core import detect_language, ends_sentence
 from jw_rag.chunkers._pieces import (
     Piece,
     RawPiece,
+    as_pieces,
     build_raw_chunks,
     paragraph_texts,
     resolve_text_language,
@@ -40,7 +41,7 @@ from jw_rag.chunkers._pieces import (
 )
 from jw_rag.chunkers.markers import MarkerSet, load_markers
 from jw_rag.chunkers.paragraph_chunker import paragraph_spans
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput, Span
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput
 
 __all__ = ["SemanticChunker", "detect_mixed_languages"]
 
@@ -190,7 +191,7 @@ class SemanticChunker:
         self, paras: list[Paragraph], markers: MarkerSet, language: str | None
     ) -> list[Piece]:
         """The spans of the marker rules over ``paras`` (see the module docstring)."""
-        return _as_pieces(self._marker_spans([p.text for p in paras], markers, language))
+        return as_pieces(self._marker_spans([p.text for p in paras], markers, language))
 
     def _marker_spans(
         self, texts: list[str], markers: MarkerSet, language: str | None
@@ -269,7 +270,7 @@ class SemanticChunker:
         a chunk never ends right before a continuation; a chunk that reached
         half the target ends after a closing paragraph or before a heading."""
         paras = list(paras)
-        return _as_pieces(
+        return as_pieces(
             self._packed_spans([p.text for p in paras], [p.kind for p in paras], markers, language)
         )
 
@@ -355,7 +356,3 @@ def _marker_extra(count: int, reason: str | None, closure: str | None) -> Mappin
 def _packed_extra(count: int, linked: bool, closed_by: str | None) -> Mapping[str, Any]:
     reason = None if count == 1 else ("continuation_marker" if linked else "packed")
     return _extra(reason, closed_by)
-
-
-def _as_pieces(raw: list[RawPiece]) -> list[Piece]:
-    return [Piece(Span(sp, sc, ep, ec), dict(extra or {})) for sp, sc, ep, ec, extra in raw]

@@ -26,9 +26,9 @@ class SqlFilter:
 
     @property
     def active(self) -> bool:
-        """Whether the filter restricts anything (SQLite's unfiltered condition
-        is ``1``, PostgreSQL's ``TRUE``)."""
-        return self.where not in ("1", "TRUE") or self.empty
+        """Whether the filter restricts anything: every condition a filter
+        adds carries its values as parameters, whatever the SQL dialect."""
+        return bool(self.params) or self.empty
 
 
 def _values(key: str, value: Any) -> list[Any]:

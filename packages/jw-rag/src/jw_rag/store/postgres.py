@@ -241,11 +241,15 @@ class PostgresStore:
 
     # -- the vector index ---------------------------------------------------
 
+    @staticmethod
+    def _index_exists(conn: psycopg.Connection) -> bool:
+        row = conn.execute("SELECT to_regclass('jw_chunks_hnsw') IS NOT NULL").fetchone()
+        return bool(row and row[0])
+
     def has_index(self) -> bool:
         """Whether the HNSW index exists (without it, dense search is exact and slower)."""
         with self._conn() as conn:
-            row = conn.execute("SELECT to_regclass('jw_chunks_hnsw') IS NOT NULL").fetchone()
-            return bool(row and row[0])
+            return self._index_exists(conn)
 
     def build_index(self, *, memory: str = DEFAULT_INDEX_MEMORY) -> bool:
         """Build the HNSW index if it is missing, in one pass over the stored
@@ -256,7 +260,7 @@ class PostgresStore:
             dim = self._meta(conn).get("dim")
             if dim is None or int(dim) > HNSW_MAX_DIM:
                 return False
-            if conn.execute("SELECT to_regclass('jw_chunks_hnsw')").fetchone() != (None,):
+            if self._index_exists(conn):
                 return False
             conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
             conn.execute(_CREATE_HNSW)
@@ -636,10 +640,7 @@ class PostgresStore:
                 "schema_version": SCHEMA_VERSION,
                 "model_id": meta.get("model_id"),
                 "dim": int(meta["dim"]) if "dim" in meta else None,
-                "hnsw_index": conn.execute(
-                    "SELECT to_regclass('jw_chunks_hnsw') IS NOT NULL"
-                ).fetchone()
-                == (True,),
+                "hnsw_index": self._index_exists(conn),
                 "chunks": count("jw_chunks"),
                 "sources": count("jw_sources"),
                 "parents": count("jw_parents"),
