@@ -28,6 +28,7 @@ from jw_core import ends_sentence, split_sentences
 from jw_core import language as lang_mod
 from jw_core import sentences as sent_mod
 from jw_rag.chunkers import ParagraphChunker, SemanticChunker, load_markers
+from jw_rag.chunkers import _pieces as pieces_mod
 from jw_rag.chunkers._pieces import build_chunks, resolve_language, split_long
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
 from jw_rag.model import Chunk, Paragraph, Span, as_paragraphs, rebuild_text
@@ -102,6 +103,31 @@ def ref_split_sentences(text: str) -> list[tuple[int, int]]:
     if tail_end > start:
         spans.append((start, tail_end))
     return spans
+
+
+def ref_split_long(text: str, lo: int, hi: int, max_chars: int) -> list[tuple[int, int]]:
+    """split_long as it was: every sentence found, then the greedy packing."""
+    if hi - lo <= max_chars:
+        return [(lo, hi)]
+    units: list[tuple[int, int]] = []
+    for a, b in ref_split_sentences(text[lo:hi]):
+        a, b = a + lo, b + lo
+        if b - a <= max_chars:
+            units.append((a, b))
+        else:
+            units.extend(pieces_mod._split_words(text, a, b, max_chars))
+    n_target = -(-(hi - lo) // max_chars)
+    target = max(1, min(max_chars, -(-(hi - lo) // n_target)))
+    out: list[tuple[int, int]] = []
+    cur_a, cur_b = units[0]
+    for a, b in units[1:]:
+        if b - cur_a <= max_chars and (cur_b - cur_a) < target:
+            cur_b = b
+        else:
+            out.append((cur_a, cur_b))
+            cur_a, cur_b = a, b
+    out.append((cur_a, cur_b))
+    return out
 
 
 def ref_word_scores(lowered: str) -> list[float]:
@@ -286,6 +312,85 @@ def paragraphs(draw: st.DrawFn) -> list[str | Paragraph]:
 @given(text=st.one_of(prose(), st.text(max_size=80)))
 def test_split_sentences_equals_reference(text: str) -> None:
     assert split_sentences(text) == ref_split_sentences(text)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.one_of(prose(max_tokens=400), st.text(max_size=400)),
+    max_chars=st.integers(1, 300),
+    window=st.sampled_from([1, 4, 16, 160]),
+    step=st.sampled_from([1, 7, 128]),
+)
+def test_split_long_equals_reference(text: str, max_chars: int, window: int, step: int) -> None:
+    """Looking for sentences only where pieces end gives the pieces that
+    segmenting the whole text gave, however far the cursor jumps."""
+    stripped = text.strip()
+    if not stripped:
+        return
+    lo = text.find(stripped[0])
+    hi = lo + len(stripped)
+    cursor = sent_mod._SentenceCursor
+
+    class Small(cursor):  # type: ignore[misc, valid-type]
+        __slots__ = ()
+
+        def __init__(self, text: str) -> None:
+            super().__init__(text, window=window, step=step)
+
+    pieces_mod._SentenceCursor = Small
+    try:
+        got = split_long(text, lo, hi, max_chars)
+    finally:
+        pieces_mod._SentenceCursor = cursor
+    assert got == ref_split_long(text, lo, hi, max_chars)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.one_of(prose(max_tokens=200), st.text(max_size=200)),
+    data=st.data(),
+    window=st.sampled_from([0, 1, 2, 3, 5, 8, 30]),
+    step=st.sampled_from([1, 3, 50]),
+)
+def test_sentence_cursor_finds_the_sentences_of_a_full_scan(
+    text: str, data: st.DataObject, window: int, step: int
+) -> None:
+    sentences = ref_split_sentences(text)
+    if not sentences:
+        return
+    last = sentences[-1][1]
+    probes = sorted(data.draw(st.lists(st.integers(0, last), max_size=12)))
+    cursor = sent_mod._SentenceCursor(text, window=window, step=step)
+    for t in probes:
+        k = next(i for i, (_, end) in enumerate(sentences) if end >= t)
+        want = (
+            sentences[k - 1][1] if k else None,
+            *sentences[k],
+            sentences[k + 1][0] if k + 1 < len(sentences) else None,
+        )
+        assert cursor.sentence_at(t) == want, t
+
+
+def test_split_long_equals_reference_on_bench_paragraphs(shared_bench: Path) -> None:
+    """Every paragraph of the shared benchmark data longer than the limit."""
+    texts: list[str] = []
+    for name in ("xquad/xquad.en.json", "xquad/xquad.es.json", "faquad/dataset.json"):
+        data = json.loads((shared_bench / name).read_text("utf-8"))
+        texts += [p["context"] for a in data["data"] for p in a["paragraphs"]]
+    for md in sorted((shared_bench / "chroma" / "corpora").glob("*.md")):
+        texts += md.read_text("utf-8").split("\n\n")
+    checked = 0
+    for text in texts:
+        stripped = text.strip()
+        for max_chars in (1500, 700, 300, 97):
+            if len(stripped) > max_chars:
+                lo = text.find(stripped[0])
+                hi = lo + len(stripped)
+                assert split_long(text, lo, hi, max_chars) == ref_split_long(
+                    text, lo, hi, max_chars
+                )
+                checked += 1
+    assert checked > 1000
 
 
 @settings(max_examples=300, deadline=None)

@@ -18,6 +18,8 @@ Decimals ("3.5") never split because no whitespace follows the period.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterable
 
 __all__ = ["ends_sentence", "split_sentences"]
 
@@ -158,15 +160,42 @@ def _sentence_spans(text: str, offset: int) -> list[tuple[int, int]]:
     and the cased regex's look-ahead only rejects a lower-case letter, which
     the start-of-sentence test rejects as well."""
     spans: list[tuple[int, int]] = []
+    caseless = text.islower()
+    start = len(text) - len(text.lstrip())
+    start, _ = _scan(text, _terminal_positions(text), start, 0, caseless, offset, spans)
+    tail_end = len(text.rstrip())
+    if tail_end > start:
+        spans.append((start + offset, tail_end + offset))
+    return spans
+
+
+def _scan(
+    text: str,
+    positions: Iterable[int],
+    start: int,
+    resume: int,
+    caseless: bool,
+    offset: int,
+    spans: list[tuple[int, int]],
+) -> tuple[int, int]:
+    """The loop of :func:`_sentence_spans` over the terminal punctuation at
+    ``positions`` (in order): appends each sentence it ends to ``spans`` and
+    returns the state to go on from, ``(start, resume)``: where the open
+    sentence starts and the first position the last match leaves to look at.
+
+    Started at a letter or digit ``x`` with ``start = resume = x`` (and the
+    positions from ``x`` on), it finds the boundaries a scan from the
+    beginning finds there: no match runs through a letter, so none that began
+    before ``x`` covers a position after it, and the open sentence holds that
+    letter either way, so the "leading ..." rule cannot tell the two starts
+    apart. Only the first span's start is then ``x`` instead of the true one.
+    """
     append = spans.append
     n = len(text)
-    caseless = text.islower()
     match = (_BOUNDARY if caseless else _BOUNDARY_CASED).match
     never_final, before_number = _NEVER_FINAL, _BEFORE_NUMBER
-    start = n - len(text.lstrip())
-    resume = 0
     last = n - 2  # the fast path needs text[i + 2]
-    for i in _terminal_positions(text):
+    for i in positions:
         if i < resume:
             continue
         if i < last and text[i + 1] == " " and not text[i + 2].isspace():
@@ -224,10 +253,7 @@ def _sentence_spans(text: str, offset: int) -> list[tuple[int, int]]:
                     continue
         append((start + offset, end + offset))
         start = nxt
-    tail_end = len(text.rstrip())
-    if tail_end > start:
-        append((start + offset, tail_end + offset))
-    return spans
+    return start, resume
 
 
 _CLOSERS = "\"'”’»)]"
@@ -239,3 +265,111 @@ def ends_sentence(text: str) -> bool:
     # then the closing quotes and brackets; terminal punctuation must remain.
     tail = text.rstrip().rstrip(_CLOSERS)
     return bool(tail) and tail[-1] in ".!?…"
+
+
+_TERMINAL_RX = re.compile("[.!?…]")
+
+
+class _SentenceCursor:
+    """The sentences of one long text, found only around the positions asked
+    for (in increasing order): what :func:`split_sentences` finds there,
+    without segmenting the text in between.
+
+    Scanning jumps ahead to a letter or digit ``window`` characters before
+    the position asked for (see :func:`_scan` for why the boundaries found
+    from there are the true ones); when no sentence ends between that point
+    and the position, the start of the sentence is further back, and the scan
+    goes on from where it stood before the jump instead."""
+
+    __slots__ = (
+        "_at", "_caseless", "_ends", "_exact", "_k", "_n", "_nxts", "_pos", "_region", "_resume",
+        "_saved", "_start", "_step", "_text", "_window", "first_start", "tail_end",
+    )  # fmt: skip
+
+    def __init__(self, text: str, *, window: int = 300, step: int = 200) -> None:
+        self._text = text
+        self._n = len(text)
+        self._caseless = text.islower()
+        self.first_start = self._n - len(text.lstrip())
+        self.tail_end = len(text.rstrip())
+        self._window = window
+        self._step = step
+        # Sentence ends found, and where the sentence after each starts;
+        # those from index _region on were found by one unbroken scan, which
+        # began at the text's start when _exact.
+        self._ends: list[int] = []
+        self._nxts: list[int] = []
+        self._region = 0
+        self._exact = True
+        # The scan state: positions before _at are done.
+        self._at = 0
+        self._start = self.first_start
+        self._resume = 0
+        self._saved: tuple[int, bool, int, int, int, int] | None = None
+        self._pos = _terminal_positions(text)
+        self._k = 0  # the first of those not scanned yet (or before a jump target)
+
+    def _advance(self, stop: int) -> None:
+        """Scan the terminal punctuation before ``stop``."""
+        spans: list[tuple[int, int]] = []
+        pos = self._pos
+        k = self._k
+        if k < len(pos) and pos[k] < self._at:  # after a jump
+            k = bisect_left(pos, self._at, k)
+        end = bisect_left(pos, stop, k)
+        self._start, self._resume = _scan(
+            self._text, pos[k:end], self._start, self._resume, self._caseless, 0, spans
+        )
+        self._k = end
+        self._at = stop
+        if spans:
+            ends, nxts = self._ends, self._nxts
+            for _, e in spans:
+                ends.append(e)
+            nxts.extend(s for s, _ in spans[1:])
+            nxts.append(self._start)
+
+    def _jump(self, x: int) -> None:
+        self._saved = (self._region, self._exact, self._at, self._start, self._resume, self._k)
+        self._region = len(self._ends)
+        self._exact = False
+        self._at = self._start = self._resume = x
+
+    def _back(self) -> None:
+        """Undo the last jump: forget what it found, go on from before it."""
+        assert self._saved is not None
+        del self._ends[self._region :], self._nxts[self._region :]
+        self._region, self._exact, self._at, self._start, self._resume, self._k = self._saved
+        self._saved = None
+
+    def sentence_at(self, t: int) -> tuple[int | None, int, int, int | None]:
+        """``(prev_end, start, end, next_start)`` of the first sentence that
+        ends at or after ``t``: the end of the sentence before it (``None``
+        for the first), its span, and where the next one starts (``None`` for
+        the last)."""
+        text, n, window = self._text, self._n, self._window
+        x = t - window
+        if x - self._at > window:
+            while x > self._at and not text[x].isalnum():
+                x -= 1
+            if x > self._at:
+                self._jump(x)
+        while True:
+            ends = self._ends
+            if self._at < t:  # all of it is needed, and most often a little more
+                self._advance(min(n, t + self._step))
+            while self._at < n and (len(ends) == self._region or ends[-1] < t):
+                self._advance(min(n, self._at + self._step))
+            k = bisect_left(ends, t, self._region)
+            if k > self._region:
+                prev_end: int | None = ends[k - 1]
+                start = self._nxts[k - 1]
+            elif self._exact:
+                prev_end, start = None, self.first_start
+            else:
+                self._back()
+                continue
+            self._saved = None
+            if k < len(ends):
+                return prev_end, start, ends[k], self._nxts[k]
+            return prev_end, start, self.tail_end, None

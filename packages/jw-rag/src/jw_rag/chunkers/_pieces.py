@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jw_core import detect_language, normalize_language
-from jw_core.sentences import _sentence_spans
+from jw_core.sentences import _SentenceCursor
 from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, as_paragraphs
 
 __all__ = [
@@ -42,32 +42,51 @@ def split_long(
 ) -> list[tuple[int, int]]:
     """Split ``text[lo:hi]`` into whitespace-trimmed ranges of at most
     ``max_chars``: at sentence ends when possible, else at whitespace; a single
-    word longer than ``max_chars`` is the only thing ever cut."""
+    word longer than ``max_chars`` is the only thing ever cut.
+
+    The units are the sentences of the text (those longer than ``max_chars``
+    split at whitespace), packed greedily towards an even size so that the
+    last piece is not a stub: a piece takes units until it reaches that size
+    or the next unit would not fit. Only the units where a piece reaches the
+    size decide anything, so only the sentences there are looked for
+    (:class:`~jw_core.sentences._SentenceCursor`)."""
     if hi - lo <= max_chars:
         return [(lo, hi)]
-    # split_sentences(text[lo:hi], language), each span shifted by lo
-    sentences = _sentence_spans(text[lo:hi], lo)
-    units: list[tuple[int, int]] = []
-    append = units.append
-    for unit in sentences:
-        a, b = unit
-        if b - a <= max_chars:
-            append(unit)
-        else:
-            units.extend(_split_words(text, a, b, max_chars))
-    # Balanced greedy packing: aim at an even size so the last piece is not a stub.
     n_target = -(-(hi - lo) // max_chars)
     target = max(1, min(max_chars, -(-(hi - lo) // n_target)))
+    sub = text[lo:hi]
+    cursor = _SentenceCursor(sub)
+    last_end = cursor.tail_end
     out: list[tuple[int, int]] = []
-    cur_a, cur_b = units[0]
-    for a, b in units[1:]:
-        if b - cur_a <= max_chars and (cur_b - cur_a) < target:
-            cur_b = b
-        else:
-            out.append((cur_a, cur_b))
-            cur_a, cur_b = a, b
-    out.append((cur_a, cur_b))
-    return out
+    words: tuple[int, list[tuple[int, int]]] = (-1, [])  # the long sentence split last
+    cur = cursor.first_start
+    while True:
+        reach = cur + target  # the piece ends with the first unit ending here or later
+        if reach > last_end:
+            out.append((cur + lo, last_end + lo))
+            return out
+        prev_end, a, b, after = cursor.sentence_at(reach)
+        if b - a > max_chars:
+            if words[0] != a:
+                words = (a, _split_words(sub, a, b, max_chars))
+            units = words[1]
+            k = 0
+            while units[k][1] < reach:
+                k += 1
+            if k:
+                prev_end = units[k - 1][1]
+            if k + 1 < len(units):
+                after = units[k + 1][0]
+            a, b = units[k]
+        if a <= cur or b - cur <= max_chars:
+            out.append((cur + lo, b + lo))
+            if after is None:
+                return out
+            cur = after
+        else:  # that unit does not fit: the piece ends with the one before
+            assert prev_end is not None  # a unit after ``cur`` has one before it
+            out.append((cur + lo, prev_end + lo))
+            cur = a
 
 
 def _split_words(text: str, a: int, b: int, max_chars: int) -> list[tuple[int, int]]:
