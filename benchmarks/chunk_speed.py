@@ -6,8 +6,10 @@ users would otherwise pick, at the same 1500-character limit, in one run.
 Input: the prose of the shared benchmark data (XQuAD en/es and FaQuAD pt
 articles as paragraph lists, Chroma's corpora split on blank lines). Every
 chunker gets the same documents; ours take the paragraph list, the peers the
-same text joined by blank lines. Reports MB/s (median of --repeat runs, the
-whole corpus per run) and each one's speed as a ratio to the fastest peer.
+same text joined by blank lines. Reports MB/s (median of --repeat rounds; in
+each round every chunker chunks the whole corpus, one after the other) and
+each one's speed as a ratio to the fastest peer, and whether our hot modules
+run compiled (see the packages' ``setup.py``).
 Peers come from the `bench` extra (langchain-text-splitters, chonkie, semchunk).
 """
 
@@ -66,6 +68,18 @@ def peers(size: int) -> dict[str, Callable[[str], int]]:
     return out
 
 
+def compiled_note() -> str:
+    """Whether the chunkers' hot modules run compiled (mypyc) or as Python."""
+    import jw_core.sentences
+    import jw_rag.chunkers._pieces
+    import jw_rag.chunkers._spans
+    import jw_rag.chunkers.markers
+
+    mods = [jw_core.sentences, jw_rag.chunkers._pieces, jw_rag.chunkers._spans, jw_rag.chunkers.markers]
+    n = sum(1 for m in mods if not (m.__file__ or "").endswith(".py"))
+    return f"{n} of {len(mods)} hot modules compiled"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench-data", type=Path, default=REPO.parent / "shared" / "bench-data")
@@ -85,21 +99,27 @@ def main() -> None:
     ours["semantic"] = lambda i: len(sem.chunk(docs[i][1], f"d{i}", metadata={"language": docs[i][0]}))
     ours["semantic (detect language)"] = lambda i: len(sem.chunk(docs[i][1], f"d{i}"))
 
-    rows: list[tuple[str, float, int]] = []
     candidates: dict[str, Callable[[int], int]] = dict(ours)
     for name, fn in peers(args.size).items():
         candidates[name] = lambda i, fn=fn: fn(texts[i])
-    for name, fn in candidates.items():
+    for fn in candidates.values():
         fn(0)  # warm-up: imports, caches
-        times, n = [], 0
-        for _ in range(args.repeat):
+    # Rounds: each chunker in turn over the whole corpus, so that the
+    # machine's ups and downs fall on all of them alike.
+    times: dict[str, list[float]] = {name: [] for name in candidates}
+    counts: dict[str, int] = {}
+    for _ in range(args.repeat):
+        for name, fn in candidates.items():
             t0 = time.perf_counter()
-            n = sum(fn(i) for i in range(len(docs)))
-            times.append(time.perf_counter() - t0)
-        rows.append((name, mb / statistics.median(times), n))
+            counts[name] = sum(fn(i) for i in range(len(docs)))
+            times[name].append(time.perf_counter() - t0)
+    rows = [(name, mb / statistics.median(times[name]), counts[name]) for name in candidates]
     peer_rows = [r for r in rows if r[0] not in ours]
     fastest_peer = max((r[1] for r in peer_rows), default=float("nan"))
-    print(f"{len(docs)} documents, {mb:.2f} MB, median of {args.repeat} runs, limit {args.size} chars\n")
+    print(
+        f"{len(docs)} documents, {mb:.2f} MB, median of {args.repeat} rounds, "
+        f"limit {args.size} chars; {compiled_note()}\n"
+    )
     print("| chunker | chunks | MB/s | x fastest peer |")
     print("|---|---:|---:|---:|")
     for name, speed, n in rows:

@@ -267,7 +267,10 @@ def ends_sentence(text: str) -> bool:
     return bool(tail) and tail[-1] in ".!?…"
 
 
-_TERMINAL_RX = re.compile("[.!?…]")
+#: How far before a position the cursor starts looking, and how far past it
+#: each scan goes (module settings, so that tests can make them tiny).
+_WINDOW = 300
+_STEP = 200
 
 
 class _SentenceCursor:
@@ -286,14 +289,14 @@ class _SentenceCursor:
         "_saved", "_start", "_step", "_text", "_window", "first_start", "tail_end",
     )  # fmt: skip
 
-    def __init__(self, text: str, *, window: int = 300, step: int = 200) -> None:
+    def __init__(self, text: str, *, window: int = 0, step: int = 0) -> None:
         self._text = text
         self._n = len(text)
         self._caseless = text.islower()
         self.first_start = self._n - len(text.lstrip())
         self.tail_end = len(text.rstrip())
-        self._window = window
-        self._step = step
+        self._window = window or _WINDOW
+        self._step = step or _STEP
         # Sentence ends found, and where the sentence after each starts;
         # those from index _region on were found by one unbroken scan, which
         # began at the text's start when _exact.

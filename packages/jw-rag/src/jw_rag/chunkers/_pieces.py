@@ -121,7 +121,7 @@ def paragraph_texts(
 
     ``None`` for the paragraphs means every item is a plain string: no ids,
     pages, headings or kinds, so no ``Paragraph`` objects need to be built."""
-    items = paragraphs if isinstance(paragraphs, list) else list(paragraphs)
+    items: list[Any] = paragraphs if isinstance(paragraphs, list) else list(paragraphs)
     for p in items:
         if not isinstance(p, str):
             break
@@ -139,6 +139,10 @@ def resolve_language(
     return resolve_text_language([p.text for p in paras], paras, metadata)
 
 
+#: normalize_language answers, by code (documents of one library use a few).
+_NORMALIZED: dict[str, str | None] = {}
+
+
 def resolve_text_language(
     texts: Sequence[str],
     paragraphs: Sequence[Paragraph] | None,
@@ -147,7 +151,13 @@ def resolve_text_language(
     """:func:`resolve_language` over ``texts`` (``paragraphs`` gives their
     kinds; ``None`` means none is a heading)."""
     if metadata and metadata.get("language"):
-        return normalize_language(str(metadata["language"]))
+        code = str(metadata["language"])
+        if code in _NORMALIZED:
+            return _NORMALIZED[code]
+        if len(_NORMALIZED) >= 256:
+            _NORMALIZED.clear()
+        found = _NORMALIZED[code] = normalize_language(code)
+        return found
     sample: list[str] = []
     size = 0
     for k, text in enumerate(texts):
@@ -159,6 +169,11 @@ def resolve_text_language(
             break
     return detect_language(" ".join(sample)[:1000]) if sample else None
 
+
+try:  # the same ids from C, when the package was built with a compiler
+    from jw_rag._chunk_ids import span_id as _span_id
+except ImportError:  # pragma: no cover - depends on the build
+    _span_id = None
 
 #: A chunk-to-be without object overhead: ``(start_para, start_char,
 #: end_para, end_char, extra)``, ``extra`` being merged into the metadata
@@ -227,6 +242,8 @@ def build_raw_chunks(
     id_prefix = f"{source_id}\x1f{chunker}\x1f"
     id_head = f"{source_id}:" if source_id else ""
     sha1 = hashlib.sha1
+    fast_id = _span_id if pieces else None
+    id_bytes = id_prefix.encode() if fast_id is not None else b""
     chunks: list[Chunk] = []
     append = chunks.append
     prev: dict[str, Any] | None = None
@@ -267,26 +284,29 @@ def build_raw_chunks(
             # rebuild_text, inlined: the middle paragraphs whole (trimmed),
             # blank ones left out, as they are from para_ids.
             parts = [head[sc:].rstrip()]
-            para_ids = [sp]
+            indexes = [sp]
             for k in range(sp + 1, ep):
                 middle = texts[k].strip()
                 if middle:
                     parts.append(middle)
-                    para_ids.append(k)
+                    indexes.append(k)
             parts.append(texts[ep][:ec].lstrip())
-            para_ids.append(ep)
+            indexes.append(ep)
             text = PARAGRAPH_SEPARATOR.join(parts)
-            if paragraphs is not None:
+            if paragraphs is None:
+                para_ids = list(indexes)
+            else:
                 heading_path = paragraphs[sp].heading_path
                 if has_pages:
                     pages = []
-                    for k in para_ids:
+                    for k in indexes:
                         page = paragraphs[k].page
                         if page is not None and page not in pages:
                             pages.append(page)
-                para_ids = [
-                    paragraphs[k].id if paragraphs[k].id is not None else k for k in para_ids
-                ]
+                para_ids = []
+                for k in indexes:
+                    pid = paragraphs[k].id
+                    para_ids.append(pid if pid is not None else k)
         meta = (template if base is None else base).copy()
         meta["para_ids"] = para_ids
         meta["span"] = {"start_para": sp, "start_char": sc, "end_para": ep, "end_char": ec}
@@ -297,7 +317,10 @@ def build_raw_chunks(
             meta["heading_path"] = list(heading_path)
         if base is None:
             meta.update(extra or {})
-        chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
+        if fast_id is not None:
+            chunk_id = fast_id(id_bytes, id_head, sp, sc, ep, ec)
+        else:
+            chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
         meta["prev_id"] = prev_id
         if prev is not None:
             prev["next_id"] = chunk_id

@@ -79,6 +79,15 @@ class _Matcher:
         return self._markers[int(m.lastgroup[1:])]
 
 
+def _leading_letters(text: str) -> str:
+    """The run of letters ``text`` starts with ("" when it starts otherwise)."""
+    end = 0
+    n = len(text)
+    while end < n and text[end].isalpha():
+        end += 1
+    return text[:end]
+
+
 class _Openers:
     """Which kind of marker a paragraph opens with, closure first, then
     continuation, then reference: one regex pass instead of up to three.
@@ -104,6 +113,11 @@ class _Openers:
         self._rx: re.Pattern[str] | None = None
         kinds = (("closure", closure), ("continuation", continuation), ("reference", reference))
         self._combined = all(m.marker[:1].isalpha() for _, ms in kinds for m in ms)
+        # A paragraph that starts with a letter leaves the prefix nothing to
+        # skip: a marker can only match if the text starts with it, and then
+        # the text's leading run of letters is the marker's (a marker that is
+        # all letters must end a word).
+        self._heads = frozenset(_leading_letters(m.marker) for _, ms in kinds for m in ms)
         if not self._combined:
             return
         # Alternatives grouped by their first letter (in order within a group):
@@ -124,6 +138,8 @@ class _Openers:
 
     def __call__(self, text: str) -> tuple[str, str] | None:
         if self._combined:
+            if text[:1].isalpha() and _leading_letters(text) not in self._heads:
+                return None
             m = self._rx.match(text) if self._rx is not None else None
             if m is None or m.lastgroup is None:
                 return None

@@ -6,25 +6,22 @@ its behaviour never changes. New behaviour goes into other chunkers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from jw_core import ends_sentence
 from jw_rag.chunkers._pieces import (
     Piece,
-    RawPiece,
     as_pieces,
     build_raw_chunks,
     paragraph_texts,
     resolve_text_language,
-    split_long,
 )
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput
+from jw_rag.chunkers._spans import paragraph_spans
+from jw_rag.model import Chunk, Paragraph, ParagraphInput
 
 __all__ = ["ParagraphChunker", "chunk_paragraphs", "paragraph_pieces", "paragraph_spans"]
 
 VERSION = "1"
-_SEP = len(PARAGRAPH_SEPARATOR)
 
 
 def _check_sizes(max_chars: int, min_chars: int) -> None:
@@ -45,57 +42,6 @@ def paragraph_pieces(
             [p.text for p in paras], max_chars=max_chars, min_chars=min_chars, language=language
         )
     )
-
-
-_SINGLE: Mapping[str, Any] = {"merge_reason": None}
-_MERGED: Mapping[str, Any] = {"merge_reason": "short_paragraph"}
-
-
-def paragraph_spans(
-    texts: Sequence[str],
-    *,
-    max_chars: int,
-    min_chars: int,
-    language: str | None = None,
-    single: Mapping[str, Any] = _SINGLE,
-    merged: Mapping[str, Any] = _MERGED,
-) -> list[RawPiece]:
-    """:func:`paragraph_pieces` over plain texts, as raw pieces whose extra is
-    ``merged`` for several paragraphs merged, else ``single`` (both shared)."""
-    pieces: list[RawPiece] = []
-    append = pieces.append
-    sp = sc = ep = ec = 0
-    open_ = False
-    length = count = 0
-    for i, text in enumerate(texts):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        lo = text.find(stripped[0])
-        size = len(stripped)
-        hi = lo + size
-        if size > max_chars:
-            if open_:
-                append((sp, sc, ep, ec, merged if count > 1 else single))
-                open_ = False
-            for a, b in split_long(text, lo, hi, max_chars, language):
-                append((i, a, i, b, single))
-            continue
-        if open_ and length + _SEP + size > max_chars:
-            append((sp, sc, ep, ec, merged if count > 1 else single))
-            open_ = False
-        if open_:
-            length += _SEP + size
-            count += 1
-        else:
-            open_, sp, sc, length, count = True, i, lo, size, 1
-        ep, ec = i, hi
-        if length >= min_chars and ends_sentence(stripped[-8:]):
-            append((sp, sc, ep, ec, merged if count > 1 else single))
-            open_ = False
-    if open_:
-        append((sp, sc, ep, ec, merged if count > 1 else single))
-    return pieces
 
 
 def chunk_paragraphs(

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from jw_core import detect_language, ends_sentence
+from jw_core import detect_language
 from jw_rag.chunkers._pieces import (
     Piece,
     RawPiece,
@@ -37,16 +37,14 @@ from jw_rag.chunkers._pieces import (
     build_raw_chunks,
     paragraph_texts,
     resolve_text_language,
-    split_long,
 )
+from jw_rag.chunkers._spans import marker_spans, packed_spans, paragraph_spans
 from jw_rag.chunkers.markers import MarkerSet, load_markers
-from jw_rag.chunkers.paragraph_chunker import paragraph_spans
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, ParagraphInput
+from jw_rag.model import Chunk, Paragraph, ParagraphInput
 
 __all__ = ["SemanticChunker", "detect_mixed_languages"]
 
 VERSION = "1"
-_SEP = len(PARAGRAPH_SEPARATOR)
 
 
 def detect_mixed_languages(
@@ -161,7 +159,7 @@ class SemanticChunker:
         pieces: list[RawPiece]
         if self.target_chars is not None:
             kinds = [p.kind for p in paras] if paras is not None else None
-            pieces = self._packed_spans(texts, kinds, markers, language)
+            pieces = self._packed(texts, kinds, markers, language)
         elif markers is None:
             flags: dict[str, Any] = {"fallback": fallback}
             if mixed:
@@ -175,7 +173,7 @@ class SemanticChunker:
                 merged={"merge_reason": "short_paragraph", **flags},
             )
         else:
-            pieces = self._marker_spans(texts, markers, language)
+            pieces = self._marker(texts, markers, language)
         return build_raw_chunks(
             texts,
             paras,
@@ -191,75 +189,7 @@ class SemanticChunker:
         self, paras: list[Paragraph], markers: MarkerSet, language: str | None
     ) -> list[Piece]:
         """The spans of the marker rules over ``paras`` (see the module docstring)."""
-        return as_pieces(self._marker_spans([p.text for p in paras], markers, language))
-
-    def _marker_spans(
-        self, texts: list[str], markers: MarkerSet, language: str | None
-    ) -> list[RawPiece]:
-        cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
-        max_continuations = self.max_continuations
-        opener = markers.opener
-        single = _UNCLOSED[None]
-        pieces: list[RawPiece] = []
-        append = pieces.append
-        open_ = False
-        sp = sc = ep = ec = 0
-        length = 0
-        count = 0
-        streak = 0  # consecutive marker merges into the open chunk
-        reason: str | None = None
-        last_text = ""
-        for i, text in enumerate(texts):
-            stripped = text.strip()
-            if not stripped:
-                continue
-            lo = text.find(stripped[0])
-            size = len(stripped)
-            hi = lo + size
-            if size > max_chars:
-                if open_:
-                    append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
-                    open_, streak, reason = False, 0, None
-                for a, b in split_long(text, lo, hi, max_chars, language):
-                    append((i, a, i, b, single))
-                continue
-            found = opener(text)
-            closure: str | None = None
-            continuation: str | None = None
-            if found is not None:
-                if found[0] == "closure":
-                    closure = found[1]
-                elif found[0] == "continuation":
-                    continuation = found[1]
-            joined = False
-            if open_:
-                fits = length + _SEP + size
-                if fits <= cap and ((continuation and streak < max_continuations) or closure):
-                    streak += 1
-                    reason = "continuation_marker"
-                    joined = True
-                elif fits <= max_chars and (
-                    length < min_chars or not ends_sentence(last_text[-8:])
-                ):
-                    streak = 0
-                    reason = reason or "short_paragraph"
-                    joined = True
-                else:
-                    append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
-                    streak, reason = 0, None
-            if joined:
-                length += _SEP + size
-                count += 1
-            else:
-                open_, sp, sc, length, count = True, i, lo, size, 1
-            ep, ec = i, hi
-            last_text = stripped
-            if closure and length >= min_chars:
-                append((sp, sc, ep, ec, _marker_extra(count, reason, closure)))
-                open_, streak, reason = False, 0, None
-        if open_:
-            append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
-        return pieces
+        return as_pieces(self._marker([p.text for p in paras], markers, language))
 
     def packed_pieces(
         self, paras: list[Paragraph], markers: MarkerSet | None, language: str | None
@@ -271,88 +201,36 @@ class SemanticChunker:
         half the target ends after a closing paragraph or before a heading."""
         paras = list(paras)
         return as_pieces(
-            self._packed_spans([p.text for p in paras], [p.kind for p in paras], markers, language)
+            self._packed([p.text for p in paras], [p.kind for p in paras], markers, language)
         )
 
-    def _packed_spans(
+    def _marker(
+        self, texts: list[str], markers: MarkerSet, language: str | None
+    ) -> list[RawPiece]:
+        return marker_spans(
+            texts,
+            markers,
+            language,
+            cap=self.cap,
+            max_chars=self.max_chars,
+            min_chars=self.min_chars,
+            max_continuations=self.max_continuations,
+        )
+
+    def _packed(
         self,
         texts: list[str],
         kinds: list[str] | None,
         markers: MarkerSet | None,
         language: str | None,
     ) -> list[RawPiece]:
-        target = self.target_chars or self.max_chars
-        cap, max_chars, min_chars = self.cap, self.max_chars, self.min_chars
-        half = target // 2
-        opener = markers.opener if markers is not None else None
-        single = _UNCLOSED[None]
-        pieces: list[RawPiece] = []
-        append = pieces.append
-        sp = sc = ep = ec = 0
-        open_ = False
-        length = count = 0
-        linked = False
-        closed_by: str | None = None
-        for i, text in enumerate(texts):
-            stripped = text.strip()
-            if not stripped:
-                continue
-            lo = text.find(stripped[0])
-            size = len(stripped)
-            hi = lo + size
-            if size > max_chars:
-                if open_:
-                    append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
-                    open_ = False
-                for a, b in split_long(text, lo, hi, max_chars, language):
-                    append((i, a, i, b, single))
-                continue
-            found = opener(text) if opener is not None else None
-            closure = found[1] if found is not None and found[0] == "closure" else None
-            links = found is not None
-            if open_:
-                fits = length + _SEP + size
-                join = False
-                if links and fits <= cap and not closed_by:
-                    join = linked = True
-                elif length < min_chars and fits <= max_chars:
-                    join = True  # a heading or a stub never stands alone
-                elif fits <= target and not (
-                    length >= half and (closed_by or (kinds is not None and kinds[i] == "heading"))
-                ):
-                    join = True
-                if join:
-                    length, count, ep, ec = fits, count + 1, i, hi
-                else:
-                    append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
-                    open_ = False
-            if not open_:
-                open_, sp, sc, ep, ec, length, count, linked = True, i, lo, i, hi, size, 1, False
-                closed_by = None
-            if closure and length >= min_chars:
-                closed_by = closure
-        if open_:
-            append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
-        return pieces
-
-
-#: The extras of pieces no closure marker closed, shared (extras are read only).
-_UNCLOSED: dict[str | None, Mapping[str, Any]] = {
-    reason: {"merge_reason": reason, "closure_marker": None}
-    for reason in (None, "short_paragraph", "continuation_marker", "packed")
-}
-
-
-def _extra(reason: str | None, closure: str | None) -> Mapping[str, Any]:
-    if closure is None:
-        return _UNCLOSED[reason]
-    return {"merge_reason": reason, "closure_marker": closure}
-
-
-def _marker_extra(count: int, reason: str | None, closure: str | None) -> Mapping[str, Any]:
-    return _extra(reason if count > 1 else None, closure)
-
-
-def _packed_extra(count: int, linked: bool, closed_by: str | None) -> Mapping[str, Any]:
-    reason = None if count == 1 else ("continuation_marker" if linked else "packed")
-    return _extra(reason, closed_by)
+        return packed_spans(
+            texts,
+            kinds,
+            markers,
+            language,
+            target=self.target_chars or self.max_chars,
+            cap=self.cap,
+            max_chars=self.max_chars,
+            min_chars=self.min_chars,
+        )
