@@ -575,7 +575,7 @@ def _source_copy(module: Any) -> Any:
 
 
 needs_build = pytest.mark.skipif(
-    not all(_is_compiled(m) for m in COMPILED_MODULES) or pieces_mod._span_id is None,
+    not all(_is_compiled(m) for m in COMPILED_MODULES) or pieces_mod._span_ids is None,
     reason="the packages were installed without compiling (JW_PURE_PYTHON or no C compiler)",
 )
 
@@ -585,7 +585,7 @@ def test_ci_build_is_compiled() -> None:
     """A build that silently fell back to Python would lose the speed the
     README reports: in CI every hot module must be the compiled one."""
     assert [m.__name__ for m in COMPILED_MODULES if not _is_compiled(m)] == []
-    assert pieces_mod._span_id is not None
+    assert pieces_mod._span_ids is not None
 
 
 @needs_build
@@ -600,15 +600,21 @@ def test_ci_build_is_compiled() -> None:
     ),
 )
 def test_c_chunk_ids_equal_hashlib(prefix: bytes, head: str, values: list[int]) -> None:
+    from jw_rag._chunk_ids import span_id, span_ids
+
     sp, sc, ep, ec = values
     want = head + hashlib.sha1(prefix + f"{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
-    assert pieces_mod._span_id(prefix, head, sp, sc, ep, ec) == want
+    assert span_id(prefix, head, sp, sc, ep, ec) == want
+    pieces = [(sp, sc, ep, ec, None), (ec, ep, sc, sp, {})]
+    other = head + hashlib.sha1(prefix + f"{ec}.{ep}-{sc}.{sp}".encode()).hexdigest()[:12]
+    assert span_ids(prefix, head, pieces) == [want, other]
+    assert span_ids(prefix, head, [*pieces, (1, 2, 3, 4)]) is None  # not a piece: caller's loop
 
 
 @pytest.fixture(scope="module")
 def source_copies() -> dict[str, Any]:
     copies = {m.__name__.rsplit(".", 1)[-1]: _source_copy(m) for m in COMPILED_MODULES}
-    copies["_pieces"]._span_id = None  # ids through hashlib, as without the C module
+    copies["_pieces"]._span_ids = None  # ids through hashlib, as without the C module
     return copies
 
 

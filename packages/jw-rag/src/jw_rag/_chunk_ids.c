@@ -31,28 +31,21 @@ static void sha1_compress(uint32_t h[5], const unsigned char *p)
         w[t] = ROTL(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
     }
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-    for (int t = 0; t < 80; t++) {
-        uint32_t f, k;
-        if (t < 20) {
-            f = (b & c) | (~b & d);
-            k = 0x5A827999u;
-        } else if (t < 40) {
-            f = b ^ c ^ d;
-            k = 0x6ED9EBA1u;
-        } else if (t < 60) {
-            f = (b & c) | (b & d) | (c & d);
-            k = 0x8F1BBCDCu;
-        } else {
-            f = b ^ c ^ d;
-            k = 0xCA62C1D6u;
-        }
-        uint32_t tmp = ROTL(a, 5) + f + e + k + w[t];
-        e = d;
-        d = c;
-        c = ROTL(b, 30);
-        b = a;
-        a = tmp;
-    }
+#define ROUND(f, k)                                   \
+    do {                                              \
+        uint32_t tmp = ROTL(a, 5) + (f) + e + (k) + w[t]; \
+        e = d;                                        \
+        d = c;                                        \
+        c = ROTL(b, 30);                              \
+        b = a;                                        \
+        a = tmp;                                      \
+    } while (0)
+    int t = 0;
+    for (; t < 20; t++) ROUND((b & c) | (~b & d), 0x5A827999u);
+    for (; t < 40; t++) ROUND(b ^ c ^ d, 0x6ED9EBA1u);
+    for (; t < 60; t++) ROUND((b & c) | (b & d) | (c & d), 0x8F1BBCDCu);
+    for (; t < 80; t++) ROUND(b ^ c ^ d, 0xCA62C1D6u);
+#undef ROUND
     h[0] += a;
     h[1] += b;
     h[2] += c;
@@ -93,17 +86,17 @@ static void sha1_update(sha1_ctx *ctx, const unsigned char *data, size_t len)
 static void sha1_final(sha1_ctx *ctx, unsigned char out[20])
 {
     uint64_t bits = ctx->total * 8;
-    unsigned char pad = 0x80;
-    sha1_update(ctx, &pad, 1);
-    unsigned char zero = 0;
-    while (ctx->used != 56) {
-        sha1_update(ctx, &zero, 1);
+    ctx->block[ctx->used++] = 0x80;
+    if (ctx->used > 56) { /* no room for the length: one more block */
+        memset(ctx->block + ctx->used, 0, 64 - ctx->used);
+        sha1_compress(ctx->h, ctx->block);
+        ctx->used = 0;
     }
-    unsigned char length[8];
+    memset(ctx->block + ctx->used, 0, 56 - ctx->used);
     for (int i = 0; i < 8; i++) {
-        length[i] = (unsigned char)(bits >> (56 - 8 * i));
+        ctx->block[56 + i] = (unsigned char)(bits >> (56 - 8 * i));
     }
-    sha1_update(ctx, length, 8);
+    sha1_compress(ctx->h, ctx->block);
     for (int i = 0; i < 5; i++) {
         out[4 * i] = (unsigned char)(ctx->h[i] >> 24);
         out[4 * i + 1] = (unsigned char)(ctx->h[i] >> 16);
@@ -123,9 +116,17 @@ static int hash_int(sha1_ctx *ctx, PyObject *value)
             if (v == -1 && PyErr_Occurred()) {
                 return -1;
             }
-            char buf[32];
-            int n = snprintf(buf, sizeof buf, "%lld", v);
-            sha1_update(ctx, (const unsigned char *)buf, (size_t)n);
+            unsigned char buf[24];
+            unsigned char *end = buf + sizeof buf, *p = end;
+            unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+            do {
+                *--p = (unsigned char)('0' + u % 10);
+                u /= 10;
+            } while (u);
+            if (v < 0) {
+                *--p = '-';
+            }
+            sha1_update(ctx, p, (size_t)(end - p));
             return 0;
         }
     }
@@ -149,6 +150,53 @@ static int hash_int(sha1_ctx *ctx, PyObject *value)
     return 0;
 }
 
+/* head + the first 12 hex digits of SHA-1(prefix + "sp.sc-ep.ec"), or NULL
+   with an exception set. */
+static PyObject *one_id(const unsigned char *prefix, size_t prefix_len, PyObject *head,
+                        PyObject *const span[4])
+{
+    sha1_ctx ctx;
+    sha1_init(&ctx);
+    sha1_update(&ctx, prefix, prefix_len);
+    static const unsigned char seps[3] = {'.', '-', '.'};
+    for (int i = 0; i < 4; i++) {
+        if (i) {
+            sha1_update(&ctx, &seps[i - 1], 1);
+        }
+        if (hash_int(&ctx, span[i]) < 0) {
+            return NULL;
+        }
+    }
+    unsigned char digest[20];
+    sha1_final(&ctx, digest);
+    static const char hex[] = "0123456789abcdef";
+    Py_ssize_t n = PyUnicode_GET_LENGTH(head);
+    PyObject *out = PyUnicode_New(n + 12, PyUnicode_MAX_CHAR_VALUE(head));
+    if (out == NULL) {
+        return NULL;
+    }
+    if (n && PyUnicode_CopyCharacters(out, 0, head, 0, n) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(out);
+    void *data = PyUnicode_DATA(out);
+    for (int i = 0; i < 6; i++) {
+        PyUnicode_WRITE(kind, data, n + 2 * i, hex[digest[i] >> 4]);
+        PyUnicode_WRITE(kind, data, n + 2 * i + 1, hex[digest[i] & 15]);
+    }
+    return out;
+}
+
+static int check_prefix_head(PyObject *prefix, PyObject *head)
+{
+    if (!PyBytes_Check(prefix) || !PyUnicode_Check(head)) {
+        PyErr_SetString(PyExc_TypeError, "needs prefix: bytes and head: str");
+        return -1;
+    }
+    return 0;
+}
+
 /* span_id(prefix: bytes, head: str, sp, sc, ep, ec) -> str */
 static PyObject *span_id(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -157,44 +205,52 @@ static PyObject *span_id(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         PyErr_Format(PyExc_TypeError, "span_id() takes 6 arguments (%zd given)", nargs);
         return NULL;
     }
-    if (!PyBytes_Check(args[0]) || !PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "span_id() needs prefix: bytes and head: str");
+    if (check_prefix_head(args[0], args[1]) < 0) {
         return NULL;
     }
-    sha1_ctx ctx;
-    sha1_init(&ctx);
-    sha1_update(&ctx, (const unsigned char *)PyBytes_AS_STRING(args[0]),
-                (size_t)PyBytes_GET_SIZE(args[0]));
-    static const unsigned char dot = '.', dash = '-';
-    if (hash_int(&ctx, args[2]) < 0) {
+    return one_id((const unsigned char *)PyBytes_AS_STRING(args[0]),
+                  (size_t)PyBytes_GET_SIZE(args[0]), args[1], args + 2);
+}
+
+/* span_ids(prefix: bytes, head: str, pieces: list) -> list[str] | None: the
+   id of each piece, a tuple (sp, sc, ep, ec, extra); None when an item is
+   not such a tuple (the caller's own loop then reports it as it would). */
+static PyObject *span_ids(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "span_ids() takes 3 arguments (%zd given)", nargs);
         return NULL;
     }
-    sha1_update(&ctx, &dot, 1);
-    if (hash_int(&ctx, args[3]) < 0) {
+    if (check_prefix_head(args[0], args[1]) < 0) {
         return NULL;
     }
-    sha1_update(&ctx, &dash, 1);
-    if (hash_int(&ctx, args[4]) < 0) {
+    PyObject *pieces = args[2];
+    if (!PyList_Check(pieces)) {
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(pieces);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(pieces, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 5) {
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *out = PyList_New(count);
+    if (out == NULL) {
         return NULL;
     }
-    sha1_update(&ctx, &dot, 1);
-    if (hash_int(&ctx, args[5]) < 0) {
-        return NULL;
+    const unsigned char *prefix = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    size_t prefix_len = (size_t)PyBytes_GET_SIZE(args[0]);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(pieces, i);
+        PyObject *id = one_id(prefix, prefix_len, args[1], PySequence_Fast_ITEMS(item));
+        if (id == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, id);
     }
-    unsigned char digest[20];
-    sha1_final(&ctx, digest);
-    static const char hex[] = "0123456789abcdef";
-    char text[12];
-    for (int i = 0; i < 6; i++) {
-        text[2 * i] = hex[digest[i] >> 4];
-        text[2 * i + 1] = hex[digest[i] & 15];
-    }
-    PyObject *tail = PyUnicode_FromStringAndSize(text, 12);
-    if (tail == NULL || PyUnicode_GET_LENGTH(args[1]) == 0) {
-        return tail;
-    }
-    PyObject *out = PyUnicode_Concat(args[1], tail);
-    Py_DECREF(tail);
     return out;
 }
 
@@ -202,6 +258,9 @@ static PyMethodDef methods[] = {
     {"span_id", (PyCFunction)(void (*)(void))span_id, METH_FASTCALL,
      "span_id(prefix, head, sp, sc, ep, ec): head + the first 12 hex digits of "
      "SHA-1(prefix + b'sp.sc-ep.ec')."},
+    {"span_ids", (PyCFunction)(void (*)(void))span_ids, METH_FASTCALL,
+     "span_ids(prefix, head, pieces): span_id of each (sp, sc, ep, ec, extra) "
+     "tuple of the list pieces; None if an item is not such a tuple."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -171,9 +171,9 @@ def resolve_text_language(
 
 
 try:  # the same ids from C, when the package was built with a compiler
-    from jw_rag._chunk_ids import span_id as _span_id
+    from jw_rag._chunk_ids import span_ids as _span_ids
 except ImportError:  # pragma: no cover - depends on the build
-    _span_id = None
+    _span_ids = None
 
 #: A chunk-to-be without object overhead: ``(start_para, start_char,
 #: end_para, end_char, extra)``, ``extra`` being merged into the metadata
@@ -242,8 +242,9 @@ def build_raw_chunks(
     id_prefix = f"{source_id}\x1f{chunker}\x1f"
     id_head = f"{source_id}:" if source_id else ""
     sha1 = hashlib.sha1
-    fast_id = _span_id if pieces else None
-    id_bytes = id_prefix.encode() if fast_id is not None else b""
+    ids: list[str] | None = None
+    if _span_ids is not None and pieces:
+        ids = _span_ids(id_prefix.encode(), id_head, pieces)
     chunks: list[Chunk] = []
     append = chunks.append
     prev: dict[str, Any] | None = None
@@ -317,8 +318,8 @@ def build_raw_chunks(
             meta["heading_path"] = list(heading_path)
         if base is None:
             meta.update(extra or {})
-        if fast_id is not None:
-            chunk_id = fast_id(id_bytes, id_head, sp, sc, ep, ec)
+        if ids is not None:
+            chunk_id = ids[index]
         else:
             chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
         meta["prev_id"] = prev_id

@@ -85,7 +85,6 @@ def marker_spans(
     max_continuations: int,
 ) -> list[RawPiece]:
     """The semantic chunker's marker rules over ``texts``."""
-    opener = markers.opener
     single = _UNCLOSED[None]
     pieces: list[RawPiece] = []
     append = pieces.append
@@ -110,7 +109,7 @@ def marker_spans(
             for a, b in split_long(text, lo, hi, max_chars, language):
                 append((i, a, i, b, single))
             continue
-        found = opener(text)
+        found = markers.opener(text)
         closure: str | None = None
         continuation: str | None = None
         if found is not None:
@@ -163,7 +162,6 @@ def packed_spans(
 ) -> list[RawPiece]:
     """The semantic chunker's packing mode over ``texts`` (``kinds`` marks headings)."""
     half = target // 2
-    opener = markers.opener if markers is not None else None
     single = _UNCLOSED[None]
     pieces: list[RawPiece] = []
     append = pieces.append
@@ -186,7 +184,7 @@ def packed_spans(
             for a, b in split_long(text, lo, hi, max_chars, language):
                 append((i, a, i, b, single))
             continue
-        found = opener(text) if opener is not None else None
+        found = markers.opener(text) if markers is not None else None
         closure = found[1] if found is not None and found[0] == "closure" else None
         links = found is not None
         if open_:

@@ -118,6 +118,7 @@ class _Openers:
         # the text's leading run of letters is the marker's (a marker that is
         # all letters must end a word).
         self._heads = frozenset(_leading_letters(m.marker) for _, ms in kinds for m in ms)
+        self._heads2 = frozenset(h[:2] for h in self._heads)  # checked first: cheaper
         if not self._combined:
             return
         # Alternatives grouped by their first letter (in order within a group):
@@ -137,9 +138,17 @@ class _Openers:
             self._rx = re.compile(_PREFIX + "(?:" + alternation + ")")
 
     def __call__(self, text: str) -> tuple[str, str] | None:
+        return self.find(text)
+
+    def find(self, text: str) -> tuple[str, str] | None:
+        """``(kind, marker)`` of the marker ``text`` opens with, if any."""
         if self._combined:
-            if text[:1].isalpha() and _leading_letters(text) not in self._heads:
-                return None
+            head = text[:1]
+            if head.isalpha():
+                if text[:2] not in self._heads2 and head not in self._heads:
+                    return None
+                if _leading_letters(text) not in self._heads:
+                    return None
             m = self._rx.match(text) if self._rx is not None else None
             if m is None or m.lastgroup is None:
                 return None
@@ -194,7 +203,7 @@ class MarkerSet:
         """``(kind, marker)`` for the first of :meth:`closure`,
         :meth:`continuation` and :meth:`reference` (in that order) that finds
         a marker ``paragraph`` opens with; ``None`` when none does."""
-        return self._openers(paragraph)
+        return self._openers.find(paragraph)
 
     def links_back(self, paragraph: str) -> str | None:
         """Any opener that ties ``paragraph`` to the one before it: continuation,
