@@ -8,7 +8,9 @@ articles as paragraph lists, Chroma's corpora split on blank lines). Every
 chunker gets the same documents; ours take the paragraph list, the peers the
 same text joined by blank lines. Reports MB/s (median of --repeat rounds; in
 each round every chunker chunks the whole corpus, one after the other) and
-each one's speed as a ratio to the fastest peer, and whether our hot modules
+each one's speed as a ratio to the fastest peer's (also paired: the median,
+over rounds, of the two times measured in the same round, with its range),
+and whether our hot modules
 run compiled (see the packages' ``setup.py``).
 Peers come from the `bench` extra (langchain-text-splitters, chonkie, semchunk).
 """
@@ -69,7 +71,8 @@ def peers(size: int) -> dict[str, Callable[[str], int]]:
 
 
 def compiled_note() -> str:
-    """Whether the chunkers' hot modules run compiled (mypyc) or as Python."""
+    """Whether the chunkers' hot modules run compiled (mypyc, and the C chunk
+    ids) or as Python."""
     import jw_core.sentences
     import jw_rag.chunkers._pieces
     import jw_rag.chunkers._spans
@@ -77,7 +80,8 @@ def compiled_note() -> str:
 
     mods = [jw_core.sentences, jw_rag.chunkers._pieces, jw_rag.chunkers._spans, jw_rag.chunkers.markers]
     n = sum(1 for m in mods if not (m.__file__ or "").endswith(".py"))
-    return f"{n} of {len(mods)} hot modules compiled"
+    ids = "C" if jw_rag.chunkers._pieces._span_ids is not None else "hashlib"
+    return f"{n} of {len(mods)} hot modules compiled, chunk ids in {ids}"
 
 
 def main() -> None:
@@ -113,18 +117,26 @@ def main() -> None:
             t0 = time.perf_counter()
             counts[name] = sum(fn(i) for i in range(len(docs)))
             times[name].append(time.perf_counter() - t0)
-    rows = [(name, mb / statistics.median(times[name]), counts[name]) for name in candidates]
-    peer_rows = [r for r in rows if r[0] not in ours]
-    fastest_peer = max((r[1] for r in peer_rows), default=float("nan"))
+    speeds = {name: mb / statistics.median(times[name]) for name in candidates}
+    peer_names = [name for name in candidates if name not in ours]
+    fastest = max(peer_names, key=speeds.__getitem__, default=None)
     print(
         f"{len(docs)} documents, {mb:.2f} MB, median of {args.repeat} rounds, "
         f"limit {args.size} chars; {compiled_note()}\n"
     )
-    print("| chunker | chunks | MB/s | x fastest peer |")
-    print("|---|---:|---:|---:|")
-    for name, speed, n in rows:
-        print(f"| {name} | {n} | {speed:.1f} | {speed / fastest_peer:.2f} |")
-
+    print("| chunker | chunks | MB/s | x fastest peer | x fastest peer, per round [min, max] |")
+    print("|---|---:|---:|---:|---|")
+    for name in candidates:
+        speed = speeds[name]
+        if fastest is None:
+            print(f"| {name} | {counts[name]} | {speed:.1f} | | |")
+            continue
+        # Paired: the peer's time over this one's in the same round.
+        ratios = sorted(p / t for p, t in zip(times[fastest], times[name], strict=True))
+        print(
+            f"| {name} | {counts[name]} | {speed:.1f} | {speed / speeds[fastest]:.2f} | "
+            f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}, {ratios[-1]:.2f}] |"
+        )
 
 if __name__ == "__main__":
     main()
