@@ -236,21 +236,30 @@ static PyObject *span_ids(PyObject *self, PyObject *const *args, Py_ssize_t narg
             Py_RETURN_NONE;
         }
     }
+    /* A copy holds the tuples: formatting an odd position runs Python code,
+       which could change the caller's list meanwhile. */
+    PyObject *held = PyList_GetSlice(pieces, 0, count);
+    if (held == NULL) {
+        return NULL;
+    }
     PyObject *out = PyList_New(count);
     if (out == NULL) {
+        Py_DECREF(held);
         return NULL;
     }
     const unsigned char *prefix = (const unsigned char *)PyBytes_AS_STRING(args[0]);
     size_t prefix_len = (size_t)PyBytes_GET_SIZE(args[0]);
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *item = PyList_GET_ITEM(pieces, i);
+        PyObject *item = PyList_GET_ITEM(held, i);
         PyObject *id = one_id(prefix, prefix_len, args[1], PySequence_Fast_ITEMS(item));
         if (id == NULL) {
             Py_DECREF(out);
+            Py_DECREF(held);
             return NULL;
         }
         PyList_SET_ITEM(out, i, id);
     }
+    Py_DECREF(held);
     return out;
 }
 

@@ -152,8 +152,10 @@ def resolve_text_language(
     kinds; ``None`` means none is a heading)."""
     if metadata and metadata.get("language"):
         code = str(metadata["language"])
-        if code in _NORMALIZED:
+        try:  # one lookup, safe while another thread clears the memo
             return _NORMALIZED[code]
+        except KeyError:
+            pass
         if len(_NORMALIZED) >= 256:
             _NORMALIZED.clear()
         found = _NORMALIZED[code] = normalize_language(code)
