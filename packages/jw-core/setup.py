@@ -22,7 +22,7 @@ def extensions() -> list:
         return []
     try:
         exts = mypycify(["--ignore-missing-imports", *COMPILED], opt_level="3", debug_level="0")
-    except SystemExit as exc:  # mypy found a type error: say so, build plain Python
+    except (SystemExit, Exception) as exc:  # a type error, or mypyc failed: build plain Python
         print(f"jw-core: not compiling {COMPILED} (mypyc stopped: {exc}); installing pure Python")
         return []
     for ext in exts:

@@ -25,7 +25,7 @@ def extensions() -> list:
     args = ["--ignore-missing-imports", "--follow-imports=silent", *COMPILED]
     try:
         exts = mypycify(args, opt_level="3", debug_level="0")
-    except SystemExit as exc:  # mypy found a type error: say so, build plain Python
+    except (SystemExit, Exception) as exc:  # a type error, or mypyc failed: build plain Python
         print(f"jw-rag: not compiling {COMPILED} (mypyc stopped: {exc}); installing pure Python")
         return []
     for ext in exts:
