@@ -73,14 +73,12 @@ def peers(size: int) -> dict[str, Callable[[str], int]]:
 def compiled_note() -> str:
     """Whether the chunkers' hot modules run compiled (mypyc, and the C chunk
     ids) or as Python."""
-    import jw_core.sentences
-    import jw_rag.chunkers._pieces
-    import jw_rag.chunkers._spans
-    import jw_rag.chunkers.markers
+    from jw_rag._compiled import hot_modules, is_compiled
+    from jw_rag.chunkers import _pieces
 
-    mods = [jw_core.sentences, jw_rag.chunkers._pieces, jw_rag.chunkers._spans, jw_rag.chunkers.markers]
-    n = sum(1 for m in mods if not (m.__file__ or "").endswith(".py"))
-    ids = "C" if jw_rag.chunkers._pieces._span_ids is not None else "hashlib"
+    mods = hot_modules()
+    n = sum(1 for m in mods if is_compiled(m))
+    ids = "C" if _pieces._span_ids is not None else "hashlib"
     return f"{n} of {len(mods)} hot modules compiled, chunk ids in {ids}"
 
 

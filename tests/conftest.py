@@ -61,25 +61,18 @@ def shared_bench() -> Path:
     return SHARED_BENCH
 
 
-#: Modules the packages may compile (see packages/jw-core/setup.py and
-#: packages/jw-rag/setup.py); a compiled module shadows its .py source.
-_COMPILED = ("jw_core.sentences", "jw_rag.chunkers._pieces", "jw_rag.chunkers._spans",
-             "jw_rag.chunkers.markers")  # fmt: skip
-
-
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Refuse to test a compiled module older than its source: the tests
     would run yesterday's code while the edit goes untested."""
-    import importlib
+    from jw_rag._compiled import hot_modules, is_compiled, source_of
 
-    for name in _COMPILED:
-        path = Path(str(importlib.import_module(name).__file__))
-        if path.suffix == ".py":
+    for module in hot_modules():
+        if not is_compiled(module):
             continue
-        source = path.with_name(path.name.split(".")[0] + ".py")
-        if source.exists() and source.stat().st_mtime > path.stat().st_mtime:
+        source = source_of(module)
+        if source.exists() and source.stat().st_mtime > Path(str(module.__file__)).stat().st_mtime:
             pytest.exit(
-                f"{name} is compiled from an older {source.name}: rebuild with "
+                f"{module.__name__} is compiled from an older {source.name}: rebuild with "
                 "`uv sync --all-packages --frozen --reinstall-package jw-core "
                 "--reinstall-package jw-rag` (or run the tests through `uv run`)",
                 returncode=2,

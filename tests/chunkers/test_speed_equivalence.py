@@ -550,23 +550,17 @@ def test_semantic_plain_strings_equal_paragraph_objects(
 # (see packages/jw-core/setup.py and packages/jw-rag/setup.py). The source of
 # each compiled module, loaded as plain Python, must give what the build gives.
 
+from jw_rag._compiled import hot_modules, is_compiled, source_of  # noqa: E402
 from jw_rag.chunkers import _spans as spans_mod  # noqa: E402
-from jw_rag.chunkers import markers as markers_mod  # noqa: E402
 
-COMPILED_MODULES = [sent_mod, pieces_mod, spans_mod, markers_mod]
-
-
-def _is_compiled(module: Any) -> bool:
-    return not str(module.__file__).endswith(".py")
+COMPILED_MODULES = hot_modules()
 
 
 def _source_copy(module: Any) -> Any:
     """``module`` loaded again from its ``.py`` source, as interpreted Python."""
     import importlib.util
 
-    path = Path(str(module.__file__))
-    source = path.with_name(path.name.split(".")[0] + ".py")
-    spec = importlib.util.spec_from_file_location(f"_source_{module.__name__}", source)
+    spec = importlib.util.spec_from_file_location(f"_source_{module.__name__}", source_of(module))
     assert spec is not None and spec.loader is not None
     copy = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = copy  # dataclasses look their module up there
@@ -575,16 +569,16 @@ def _source_copy(module: Any) -> Any:
 
 
 needs_build = pytest.mark.skipif(
-    not all(_is_compiled(m) for m in COMPILED_MODULES) or pieces_mod._span_ids is None,
+    not all(is_compiled(m) for m in COMPILED_MODULES) or pieces_mod._span_ids is None,
     reason="the packages were installed without compiling (JW_PURE_PYTHON or no C compiler)",
 )
 
 
 @pytest.mark.skipif(not os.environ.get("CI"), reason="checked in CI, where the build must compile")
-def test_ci_build_is_compiled() -> None:
+def test_ci_buildis_compiled() -> None:
     """A build that silently fell back to Python would lose the speed the
     README reports: in CI every hot module must be the compiled one."""
-    assert [m.__name__ for m in COMPILED_MODULES if not _is_compiled(m)] == []
+    assert [m.__name__ for m in COMPILED_MODULES if not is_compiled(m)] == []
     assert pieces_mod._span_ids is not None
 
 
