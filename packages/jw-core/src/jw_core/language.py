@@ -45,6 +45,7 @@ _SEPARATOR = re.compile(r"[-_]")
 _ISO_639_1 = re.compile(r"[a-z]{2}")
 
 
+@lru_cache(maxsize=256)  # a library's documents use a few codes, asked for per document
 def normalize_language(code: str | None) -> str | None:
     """ISO 639-1 code for ``code`` ("E", "es-ES", "pt_BR", "spa"), else ``None``.
 

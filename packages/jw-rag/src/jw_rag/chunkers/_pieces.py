@@ -139,10 +139,6 @@ def resolve_language(
     return resolve_text_language([p.text for p in paras], paras, metadata)
 
 
-#: normalize_language answers, by code (documents of one library use a few).
-_NORMALIZED: dict[str, str | None] = {}
-
-
 def resolve_text_language(
     texts: Sequence[str],
     paragraphs: Sequence[Paragraph] | None,
@@ -151,15 +147,7 @@ def resolve_text_language(
     """:func:`resolve_language` over ``texts`` (``paragraphs`` gives their
     kinds; ``None`` means none is a heading)."""
     if metadata and metadata.get("language"):
-        code = str(metadata["language"])
-        try:  # one lookup, safe while another thread clears the memo
-            return _NORMALIZED[code]
-        except KeyError:
-            pass
-        if len(_NORMALIZED) >= 256:
-            _NORMALIZED.clear()
-        found = _NORMALIZED[code] = normalize_language(code)
-        return found
+        return normalize_language(str(metadata["language"]))
     sample: list[str] = []
     size = 0
     for k, text in enumerate(texts):

@@ -73,7 +73,6 @@ def paragraph_spans(
     return pieces
 
 
-
 def marker_spans(
     texts: Sequence[str],
     markers: MarkerSet,
@@ -124,9 +123,7 @@ def marker_spans(
                 streak += 1
                 reason = "continuation_marker"
                 joined = True
-            elif fits <= max_chars and (
-                length < min_chars or not ends_sentence(last_text[-8:])
-            ):
+            elif fits <= max_chars and (length < min_chars or not ends_sentence(last_text[-8:])):
                 streak = 0
                 reason = reason or "short_paragraph"
                 joined = True
@@ -146,7 +143,6 @@ def marker_spans(
     if open_:
         append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
     return pieces
-
 
 
 def packed_spans(
@@ -211,8 +207,6 @@ def packed_spans(
     if open_:
         append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
     return pieces
-
-
 
 
 #: The extras of pieces no closure marker closed, shared (extras are read only).

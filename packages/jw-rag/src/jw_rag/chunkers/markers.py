@@ -113,14 +113,16 @@ class _Openers:
         self._rx: re.Pattern[str] | None = None
         kinds = (("closure", closure), ("continuation", continuation), ("reference", reference))
         self._combined = all(m.marker[:1].isalpha() for _, ms in kinds for m in ms)
+        self._heads: frozenset[str] = frozenset()
+        self._heads2: frozenset[str] = frozenset()
+        if not self._combined:
+            return
         # A paragraph that starts with a letter leaves the prefix nothing to
         # skip: a marker can only match if the text starts with it, and then
         # the text's leading run of letters is the marker's (a marker that is
         # all letters must end a word).
         self._heads = frozenset(_leading_letters(m.marker) for _, ms in kinds for m in ms)
         self._heads2 = frozenset(h[:2] for h in self._heads)  # checked first: cheaper
-        if not self._combined:
-            return
         # Alternatives grouped by their first letter (in order within a group):
         # only one group can match at that position, and the regex engine
         # skips a group whose literal first letter differs at once.
@@ -136,9 +138,6 @@ class _Openers:
                 for letter, alts in by_letter.items()
             )
             self._rx = re.compile(_PREFIX + "(?:" + alternation + ")")
-
-    def __call__(self, text: str) -> tuple[str, str] | None:
-        return self.find(text)
 
     def find(self, text: str) -> tuple[str, str] | None:
         """``(kind, marker)`` of the marker ``text`` opens with, if any."""
