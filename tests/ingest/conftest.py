@@ -14,15 +14,18 @@ import pytest
 
 from jw_rag.model import Chunk
 from jw_rag.store.protocol import SearchHit
+from jw_rag.windows import is_window
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ingest"
 
 
 class RecordingStore:
-    """Keeps chunks per source and the last content hash, like a real store."""
+    """Keeps chunks per source and the last content hash, like a real store;
+    window units (indexed beside the chunks) are kept apart in ``windows``."""
 
     def __init__(self) -> None:
         self.sources: dict[str, list[Chunk]] = {}
+        self.windows: dict[str, list[Chunk]] = {}
         self.hashes: dict[str, str | None] = {}
         self.calls: list[tuple[str, int, str | None]] = []
         self.metadata: dict[str, dict[str, Any]] = {}
@@ -41,11 +44,14 @@ class RecordingStore:
         parents: Sequence[Chunk] = (),
         source_metadata: Mapping[str, Any] | None = None,
     ) -> bool:
+        units = [c for c in chunks if is_window(c)]
+        chunks = [c for c in chunks if not is_window(c)]
         self.calls.append((source_id, len(chunks), content_hash))
         self.metadata[source_id] = dict(source_metadata or {})
         if content_hash is not None and self.hashes.get(source_id) == content_hash:
             return False
         self.sources[source_id] = list(chunks)
+        self.windows[source_id] = units
         self.hashes[source_id] = content_hash
         return True
 

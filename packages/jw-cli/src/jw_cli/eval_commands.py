@@ -9,6 +9,14 @@ from typing import Annotated
 import typer
 
 from jw_cli.progress import stderr_progress
+from jw_rag.defaults import (
+    DEFAULT_EXPANSION,
+    DEFAULT_K,
+    DEFAULT_SEARCH_MODE,
+    DEFAULT_WINDOW_CHARS,
+    EXPANSIONS,
+    SEARCH_MODES,
+)
 
 __all__ = ["chunker_bench", "eval_app"]
 
@@ -39,8 +47,10 @@ def chunker_bench(
     per_language: Annotated[
         bool, typer.Option("--per-language", help="Apply --limit to each language.")
     ] = False,
-    k: Annotated[int, typer.Option(help="Hits retrieved per question.")] = 10,
-    retriever: Annotated[str, typer.Option(help="dense | bm25 | hybrid.")] = "dense",
+    k: Annotated[int, typer.Option(help="Hits delivered per question.")] = DEFAULT_K,
+    retriever: Annotated[
+        str, typer.Option(help=f"{' | '.join(SEARCH_MODES)} (default: the product's).")
+    ] = DEFAULT_SEARCH_MODE,
     embedder: Annotated[
         str | None, typer.Option(help="Embedder name (default: $JW_EMBEDDER or use).")
     ] = None,
@@ -55,8 +65,17 @@ def chunker_bench(
         ),
     ] = None,
     expand: Annotated[
-        str, typer.Option(help="none | neighbors | chain | relevant | parent (one variant: name+relevant).")
-    ] = "none",
+        str,
+        typer.Option(
+            help=f"{' | '.join(EXPANSIONS)} for our chunkers (one variant: name+none); peers deliver hits alone."
+        ),
+    ] = DEFAULT_EXPANSION,
+    window_chars: Annotated[
+        int,
+        typer.Option(
+            help="Window units indexed beside our chunkers' chunks, in characters (0: none; one variant: name:windows=0)."
+        ),
+    ] = DEFAULT_WINDOW_CHARS,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Chunk, index, search and score each variant; write the report.
@@ -80,6 +99,7 @@ def chunker_bench(
         embedder=embedder,
         expand=expand,
         min_lift=min_lift,
+        window_chars=window_chars,
     )
     if report not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--report")

@@ -13,9 +13,16 @@ from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
 from jw_cli.options import ChunkerOpt, StoreOpt, check_chunker, global_options, opened_store
 from jw_cli.views import chunk_dict, chunks_table, hit_dict, hits_table, stats_table
+from jw_rag.defaults import (
+    DEFAULT_EXPANSION,
+    DEFAULT_K,
+    DEFAULT_SEARCH_MODE,
+    EXPANSIONS,
+    SEARCH_MODES,
+)
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.ingest import chunk_document, load_documents
-from jw_rag.retrieve import EXPANSIONS, retrieve
+from jw_rag.retrieve import retrieve
 
 __all__ = ["rag_app"]
 
@@ -28,7 +35,6 @@ rag_app = typer.Typer(
 )
 rag_app.add_typer(ingest_app, name="ingest")
 
-MODES = ("dense", "bm25", "hybrid")
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 
@@ -47,19 +53,17 @@ def _choice(value: str, valid: tuple[str, ...], option: str) -> str:
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for.")],
-    k: Annotated[int, typer.Option("--k", min=1, help="Number of hits.")] = 5,
-    mode: Annotated[str, typer.Option(help="dense | bm25 | hybrid.")] = "hybrid",
+    k: Annotated[int, typer.Option("--k", min=1, help="Number of hits.")] = DEFAULT_K,
+    mode: Annotated[str, typer.Option(help=" | ".join(SEARCH_MODES) + ".")] = DEFAULT_SEARCH_MODE,
     expand: Annotated[
         str,
-        typer.Option(
-            help="Context delivered with each hit: none | neighbors | chain | relevant | parent."
-        ),
-    ] = "relevant",
+        typer.Option(help="Context delivered with each hit: " + " | ".join(EXPANSIONS) + "."),
+    ] = DEFAULT_EXPANSION,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search the store; each row shows where the hit comes from."""
-    mode = _choice(mode, MODES, "--mode")
+    mode = _choice(mode, SEARCH_MODES, "--mode")
     expand = _choice(expand, EXPANSIONS, "--expand")
     with opened_store(global_options(ctx).store_for(store)) as st:
         hits = retrieve(st, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]

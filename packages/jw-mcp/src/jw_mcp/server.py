@@ -21,6 +21,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 import jw_rag.ingest as ingest
 from jw_mcp import sessions
 from jw_rag.config import default_store
+from jw_rag.defaults import (
+    DEFAULT_EXPANSION,
+    DEFAULT_K,
+    DEFAULT_SEARCH_MODE,
+    EXPANSIONS,
+    SEARCH_MODES,
+)
 from jw_rag.errors import JwRagError
 from jw_rag.ingest import IngestResult
 from jw_rag.retrieve import retrieve
@@ -29,6 +36,12 @@ from jw_rag.store import Store, open_store
 __all__ = ["build_server", "main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_SEARCH_DOC = (
+    "Search the store and deliver each hit with its context. "
+    f"mode: {' | '.join(SEARCH_MODES)} (default {DEFAULT_SEARCH_MODE}); "
+    f"expand: {' | '.join(EXPANSIONS)} (default {DEFAULT_EXPANSION}); k: hits delivered."
+)
 
 
 def _tool_errors(fn: F) -> F:
@@ -141,14 +154,16 @@ def build_server() -> MCPServer:
     _many("ingest_jwpub", "Parse, chunk and store every document of a .jwpub publication.")
     _many("ingest_jw_library_backup", "Store every note of a .jwlibrary backup.")
 
-    @server.tool()
+    @server.tool(description=_SEARCH_DOC)
     @_tool_errors
     def search(
-        query: str, k: int = 5, mode: str = "hybrid", expand: str = "relevant"
+        query: str,
+        k: int = DEFAULT_K,
+        mode: str = DEFAULT_SEARCH_MODE,
+        expand: str = DEFAULT_EXPANSION,
     ) -> list[dict[str, Any]]:
-        """Search the store. mode: dense | bm25 | hybrid; expand: none | neighbors | chain | relevant | parent."""
-        if mode not in ("dense", "bm25", "hybrid"):
-            raise ValueError(f"mode {mode!r} is not one of dense, bm25, hybrid")
+        if mode not in SEARCH_MODES:
+            raise ValueError(f"mode {mode!r} is not one of {', '.join(SEARCH_MODES)}")
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         with _store() as store:

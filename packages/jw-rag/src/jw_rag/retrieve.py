@@ -1,16 +1,23 @@
 """Retrieval: search a store, then deliver what a reader needs around each hit.
 
 ``retrieve(store, query, expand=...)`` runs ``store.search`` and fills each
-hit's ``expanded`` with the chunks to deliver, in reading order. The default
-is ``"relevant"``: retrieve small chunks, deliver the chain around them (on the
-bundled argumentative corpus it lifts NDCG within 2,000 delivered characters
-from 0.68 to 0.81, and on XQuAD, where one paragraph answers, it still gains
-within 4,000; see the README's tables).
+hit's ``expanded`` with the chunks to deliver, in reading order. Defaults come
+from :mod:`jw_rag.defaults`: hybrid search and ``"segment"`` delivery.
 
+A hit is a chunk or a window unit (:mod:`jw_rag.windows`); a window hit stands
+for its member chunks, which every mode delivers in its place (its *core*).
+
+``"segment"``
+    a window hit's members as they are; for a one-chunk hit, the best
+    contiguous run of chunks around it, each valued by its similarity to the
+    query against the weakest hit's, marker links counting as continuity
+    (see :mod:`jw_rag.segments`), at most ``window`` chunks each side
+    (default 1). The delivered hit's ``chunk`` is the member of its core
+    closest to the query.
 ``"none"``
-    the hit alone.
+    the hit's core alone.
 ``"neighbors"``
-    the hit with up to ``window`` chunks before and after it.
+    the core with up to ``window`` chunks before and after it.
 ``"chain"``
     marker-aware neighbours: walk backwards while the current first chunk
     opens with a continuation, closure or back-reference marker of its language
@@ -30,13 +37,16 @@ within 4,000; see the README's tables).
     share a parent are delivered once, at the best child's rank.
 
 Every mode deduplicates: a chunk delivered for an earlier hit is not delivered
-again, and a hit already delivered that way is dropped. Hard caps bound the
-result: ``max_parents`` parents (default 5) and ``max_context_tokens`` of
+again, and a hit whose core was all delivered that way is dropped (folded into
+the earlier hit's context); ``k`` counts delivered hits, so the store is
+searched a little deeper than ``k`` (:func:`search_depth`). Hard caps bound
+the result: ``max_parents`` parents (default 5) and ``max_context_tokens`` of
 delivered text in total (default 4,000; a token is estimated as 4
-characters). The budget pays for the hit first, then for its context nearest
-first (:func:`delivery_order`): when a hit's whole group does not fit, the hit
-comes with as many of its nearest neighbours as fit, and when the hit itself
-does not fit delivery stops. The first hit is always delivered.
+characters). The budget pays for the delivered hit's chunk first, then for
+its context nearest first (:func:`delivery_order`): when a hit's whole group
+does not fit, the hit comes with as many of its nearest neighbours as fit,
+and when the hit itself does not fit delivery stops. The first hit is always
+delivered. Delivered hits are ranked 1, 2, … in delivery order.
 
 Stale state: a child whose parent is missing, or whose parent's
 ``source_hash`` or ``chunker_version`` differs from what the child recorded,
@@ -47,12 +57,26 @@ parent that changed after its children were indexed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
+
+import numpy as np
 
 from jw_rag.chunkers.markers import MarkerSet, load_markers
+from jw_rag.defaults import (
+    DEFAULT_EXPANSION,
+    DEFAULT_K,
+    DEFAULT_MAX_CONTEXT_TOKENS,
+    DEFAULT_MAX_PARENTS,
+    DEFAULT_SEARCH_MODE,
+    EXPANSIONS,
+    Expansion,
+    SearchMode,
+)
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk
-from jw_rag.store.protocol import SearchHit, SearchMode, Store
+from jw_rag.segments import best_run, run_values
+from jw_rag.store.protocol import SearchHit, Store
+from jw_rag.windows import members
 
 __all__ = [
     "DEFAULT_MAX_CONTEXT_TOKENS",
@@ -63,13 +87,12 @@ __all__ = [
     "delivery_order",
     "expand_hits",
     "retrieve",
+    "search_depth",
 ]
 
-Expansion = Literal["none", "neighbors", "chain", "relevant", "parent"]
-EXPANSIONS: tuple[str, ...] = ("none", "neighbors", "chain", "relevant", "parent")
-DEFAULT_MAX_PARENTS = 5
-DEFAULT_MAX_CONTEXT_TOKENS = 4000
 CHARS_PER_TOKEN = 4
+#: Default ``window`` (chunks each way) per expansion.
+_WINDOWS = {"segment": 1, "chain": 2, "relevant": 2}
 
 
 def approx_tokens(text: str) -> int:
@@ -77,20 +100,30 @@ def approx_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
+def search_depth(k: int) -> int:
+    """How many store hits ``retrieve`` reads to deliver ``k``: hits folded
+    into an earlier hit's context (overlapping windows, neighbours) leave room
+    for the next ones."""
+    return max(2 * k, 20)
+
+
 def retrieve(
     store: Store,
     query: str,
-    k: int = 10,
+    k: int = DEFAULT_K,
     *,
-    mode: SearchMode = "dense",
+    mode: SearchMode = DEFAULT_SEARCH_MODE,
     filters: Mapping[str, Any] | None = None,
-    expand: Expansion | str | None = "relevant",
+    expand: Expansion | str | None = DEFAULT_EXPANSION,
     window: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
 ) -> list[SearchHit]:
-    """Search ``store`` and expand the hits (see the module docstring)."""
-    hits = store.search(query, k, mode=mode, filters=filters)
+    """Search ``store`` and deliver up to ``k`` hits with their context (see
+    the module docstring)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise ConfigError(f"k must be a non-negative integer, got {k!r}")
+    hits = store.search(query, search_depth(k) if k else 0, mode=mode, filters=filters)
     return expand_hits(
         store,
         hits,
@@ -99,6 +132,7 @@ def retrieve(
         window=window,
         max_parents=max_parents,
         max_context_tokens=max_context_tokens,
+        limit=k,
     )
 
 
@@ -111,29 +145,60 @@ def expand_hits(
     window: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
+    limit: int | None = None,
 ) -> list[SearchHit]:
-    """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits.
-    ``"relevant"`` needs the ``query`` the hits answer."""
+    """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits
+    (at most ``limit``). ``"segment"`` and ``"relevant"`` need the ``query``."""
     mode = (expand or "none").lower()
     if mode not in EXPANSIONS:
         raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
-    if window is None:
-        window = 2 if mode in ("chain", "relevant") else 1
-    if window < 0:
-        raise ConfigError(f"window must be >= 0, got {window}")
+    window = _WINDOWS.get(mode, 1) if window is None else window
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise ConfigError(f"window must be an integer >= 0, got {window!r}")
     if max_parents < 1:
         raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
+    if mode in ("segment", "relevant") and query is None:
+        raise ConfigError(f"expand={mode!r} needs the query: pass query= (retrieve does)")
+    known = _Known(store, hits)
+    cores = [known.core(h) for h in hits]
+    reps = [core[0] for core in cores]
     if mode == "parent":
-        groups = _parent_groups(store, hits)
-    elif mode == "relevant":
-        if query is None:
-            raise ConfigError("expand='relevant' needs the query: pass query= (retrieve does)")
-        groups = _relevant_groups(store, hits, window, query)
+        groups = _parent_groups(store, cores)
+    elif mode in ("segment", "relevant"):
+        assert query is not None
+        reach = _neighbour_groups(known, cores, window, chain=False)
+        sim = _similarities(store, query, [c for g in reach for c in g] + [h.chunk for h in hits])
+        floor = _threshold(sim, hits, limit)
+        pick = _segment if mode == "segment" else _relevant
+        groups = [
+            pick(core, group, sim, floor) for core, group in zip(cores, reach, strict=True)
+        ]
+        reps = [max(core, key=lambda c: sim[c.id]) for core in cores]
     elif mode in ("neighbors", "chain"):
-        groups = _neighbour_groups(store, hits, window, chain=mode == "chain")
+        groups = _neighbour_groups(known, cores, window, chain=mode == "chain")
     else:
-        groups = [[h.chunk] for h in hits]
-    return _deliver(hits, groups, max_context_tokens, max_parents if mode == "parent" else None)
+        groups = cores
+    units = max_parents if mode == "parent" else None
+    return _deliver(hits, reps, cores, groups, max_context_tokens, units, limit)
+
+
+class _Known:
+    """Chunks fetched so far, by id; fetches what is missing in one call."""
+
+    def __init__(self, store: Store, hits: Sequence[SearchHit]) -> None:
+        self.store = store
+        self.chunks: dict[str, Chunk] = {h.chunk.id: h.chunk for h in hits}
+        self.fetch({i for h in hits for i in members(h.chunk)})
+
+    def fetch(self, ids: set[str]) -> None:
+        missing = [i for i in ids if i and i not in self.chunks]
+        if missing:
+            for c in self.store.get(missing):
+                self.chunks[c.id] = c
+
+    def core(self, hit: SearchHit) -> list[Chunk]:
+        found = [self.chunks[i] for i in members(hit.chunk) if i in self.chunks]
+        return found or [hit.chunk]
 
 
 def delivery_order(hit: Chunk, group: Sequence[Chunk]) -> list[Chunk]:
@@ -152,10 +217,12 @@ def delivery_order(hit: Chunk, group: Sequence[Chunk]) -> list[Chunk]:
     return sorted(group, key=lambda c: (abs(ids.index(c.id) - at), ids.index(c.id) > at))
 
 
+
 def _fit(hit: Chunk, group: list[Chunk], budget: int) -> tuple[list[Chunk], int]:
     """The chunks of ``group`` a budget of ``budget`` tokens pays for, in reading
     order, and their cost: the hit, then neighbours nearest first while each
-    side stays contiguous. A group without the hit (a parent) is all or the hit."""
+    side stays contiguous. A group without the hit (a parent) is all or the
+    hit. The cost exceeds ``budget`` only when the hit alone does."""
     cost = sum(approx_tokens(c.text) for c in group)
     if cost <= budget:
         return group, cost
@@ -182,104 +249,138 @@ def _fit(hit: Chunk, group: list[Chunk], budget: int) -> tuple[list[Chunk], int]
 
 def _deliver(
     hits: Sequence[SearchHit],
+    reps: Sequence[Chunk],
+    cores: Sequence[list[Chunk]],
     groups: Sequence[list[Chunk]],
     max_context_tokens: int | None,
     max_units: int | None,
+    limit: int | None,
 ) -> list[SearchHit]:
     """Deduplicate and cap: each hit delivers its group's chunks not delivered
-    yet, as much of them as the remaining budget pays for (:func:`_fit`); when
-    not even the hit fits, delivery stops (the first hit always comes, alone
-    when it alone passes the budget)."""
+    yet, as much of them as the remaining budget pays for (:func:`_fit`); a hit
+    whose core was all delivered is dropped; when not even the hit fits,
+    delivery stops (the first hit always comes). A delivered hit's ``chunk``
+    is its representative (a window hit's member closest to the query) and
+    its ``rank`` its place among the delivered hits."""
     budget = max_context_tokens
     seen: set[str] = set()
     out: list[SearchHit] = []
-    for hit, group in zip(hits, groups, strict=True):
+    for hit, rep, core, group in zip(hits, reps, cores, groups, strict=True):
+        if limit is not None and len(out) >= limit:
+            break
         fresh = [c for c in group if c.id not in seen]
-        if hit.chunk.id in seen or not fresh:
+        if all(c.id in seen for c in core) or not fresh:
             continue
+        if rep.id in seen:
+            rep = next(c for c in core if c.id not in seen)
         if budget is not None:
-            fresh, cost = _fit(hit.chunk, fresh, budget)
-            if cost > budget:
-                if out:
-                    break
-                fresh, cost = [hit.chunk], approx_tokens(hit.chunk.text)
-            budget -= cost
+            fresh, cost = _fit(rep, fresh, budget)
+            if cost > budget and out:
+                break
+            budget = max(0, budget - cost)
         seen.update(c.id for c in fresh)
-        seen.add(hit.chunk.id)
-        out.append(SearchHit(chunk=hit.chunk, score=hit.score, rank=hit.rank, expanded=fresh))
+        seen.add(rep.id)
+        out.append(SearchHit(chunk=rep, score=hit.score, rank=len(out) + 1, expanded=fresh))
         if max_units is not None and len(out) >= max_units:
             break
     return out
 
 
 def _neighbour_groups(
-    store: Store, hits: Sequence[SearchHit], window: int, *, chain: bool
+    known: _Known, cores: Sequence[list[Chunk]], window: int, *, chain: bool
 ) -> list[list[Chunk]]:
-    known: dict[str, Chunk] = {h.chunk.id: h.chunk for h in hits}
-
-    def fetch(ids: set[str]) -> None:
-        missing = [i for i in ids if i and i not in known]
-        for c in store.get(missing):
-            known[c.id] = c
-
-    before: list[list[Chunk]] = [[] for _ in hits]
-    after: list[list[Chunk]] = [[] for _ in hits]
-    first = [h.chunk for h in hits]
-    last = [h.chunk for h in hits]
-    open_back = [True] * len(hits)
-    open_fwd = [True] * len(hits)
+    """Each core with up to ``window`` chunks before and after it (``chain``:
+    only while a marker links them), in reading order."""
+    before: list[list[Chunk]] = [[] for _ in cores]
+    after: list[list[Chunk]] = [[] for _ in cores]
+    first = [c[0] for c in cores]
+    last = [c[-1] for c in cores]
+    open_back = [True] * len(cores)
+    open_fwd = [True] * len(cores)
     for _ in range(window):
         wanted: set[str] = set()
-        for i in range(len(hits)):
+        for i in range(len(cores)):
             if open_back[i] and (not chain or _links_back(first[i])):
                 wanted.add(first[i].metadata.get("prev_id") or "")
             else:
                 open_back[i] = False
             if open_fwd[i]:
                 wanted.add(last[i].metadata.get("next_id") or "")
-        fetch(wanted)
-        for i in range(len(hits)):
+        known.fetch(wanted)
+        for i in range(len(cores)):
             if open_back[i]:
-                prev = known.get(first[i].metadata.get("prev_id") or "")
+                prev = known.chunks.get(first[i].metadata.get("prev_id") or "")
                 if prev is None:
                     open_back[i] = False
                 else:
                     before[i].insert(0, prev)
                     first[i] = prev
             if open_fwd[i]:
-                nxt = known.get(last[i].metadata.get("next_id") or "")
+                nxt = known.chunks.get(last[i].metadata.get("next_id") or "")
                 if nxt is None or (chain and not _links_back(nxt)):
                     open_fwd[i] = False
                 else:
                     after[i].append(nxt)
                     last[i] = nxt
-    return [[*before[i], hits[i].chunk, *after[i]] for i in range(len(hits))]
+    return [[*before[i], *cores[i], *after[i]] for i in range(len(cores))]
 
 
-def _relevant_groups(
-    store: Store, hits: Sequence[SearchHit], window: int, query: str
-) -> list[list[Chunk]]:
-    if not hits:
-        return []
+def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str, float]:
+    """Cosine of each chunk to ``query``: the query embedded once, the chunks'
+    vectors read from the store (a store that keeps none has them embedded)."""
     embedder = getattr(store, "embedder", None)
     if embedder is None:
         raise ConfigError(
-            f"{type(store).__name__} has no embedder: expand='relevant' needs one to compare neighbours with the query"
+            f"{type(store).__name__} has no embedder: this delivery compares chunks with the query"
         )
-    reach = _neighbour_groups(store, hits, window, chain=False)
-    texts = {c.id: c.text for group in reach for c in group}
-    vectors = embedder.embed([query, *texts.values()])
-    sim = dict(zip(texts, (vectors[1:] @ vectors[0]).tolist(), strict=True))
-    floor = min(sim[h.chunk.id] for h in hits)
-    groups: list[list[Chunk]] = []
-    for hit, group in zip(hits, reach, strict=True):
-        lo = hi = next(i for i, c in enumerate(group) if c.id == hit.chunk.id)
-        while lo > 0 and (sim[group[lo - 1].id] >= floor or _links_back(group[lo])):
-            lo -= 1
-        while hi < len(group) - 1 and (sim[group[hi + 1].id] >= floor or _links_back(group[hi + 1])):
-            hi += 1
-        groups.append(group[lo : hi + 1])
-    return groups
+    by_id = {c.id: c for c in chunks}
+    reader = getattr(store, "vectors", None)
+    vectors = dict(reader(list(by_id))) if reader is not None else {}
+    missing = [c for i, c in by_id.items() if i not in vectors]
+    fresh = embedder.embed([query, *(_embedded_text(c) for c in missing)])
+    vectors.update(zip((c.id for c in missing), fresh[1:], strict=True))
+    query_vector = np.asarray(fresh[0], dtype=np.float32)
+    return {i: float(np.asarray(vectors[i], dtype=np.float32) @ query_vector) for i in by_id}
+
+
+def _embedded_text(chunk: Chunk) -> str:
+    prefix = chunk.metadata.get("embed_prefix")
+    return f"{prefix}\n{chunk.text}" if prefix else chunk.text
+
+
+def _threshold(sim: Mapping[str, float], hits: Sequence[SearchHit], limit: int | None) -> float:
+    """The similarity of the weakest hit the caller asked for (the k-th)."""
+    asked = hits[:limit] if limit else hits
+    return min(sim[h.chunk.id] for h in asked)
+
+
+def _segment(
+    core: list[Chunk], group: list[Chunk], sim: Mapping[str, float], floor: float
+) -> list[Chunk]:
+    """The best run of ``group`` around a one-chunk ``core``; a window's core
+    is already a run the retriever chose, and comes as it is
+    (:mod:`jw_rag.segments`)."""
+    if len(core) > 1:
+        return core
+    ids = [c.id for c in group]
+    span = (ids.index(core[0].id), ids.index(core[-1].id))
+    values = run_values([sim[c.id] for c in group], floor, [_links_back(c) for c in group], span)
+    first, last = best_run(values, span)
+    return group[first : last + 1]
+
+
+def _relevant(
+    core: list[Chunk], group: list[Chunk], sim: Mapping[str, float], floor: float
+) -> list[Chunk]:
+    """``core`` with the neighbours out to the first one that is neither as
+    close to the query as ``floor`` nor marker-linked."""
+    ids = [c.id for c in group]
+    lo, hi = ids.index(core[0].id), ids.index(core[-1].id)
+    while lo > 0 and (sim[group[lo - 1].id] >= floor or _links_back(group[lo])):
+        lo -= 1
+    while hi < len(group) - 1 and (sim[group[hi + 1].id] >= floor or _links_back(group[hi + 1])):
+        hi += 1
+    return group[lo : hi + 1]
 
 
 _MARKERS: dict[str, MarkerSet | None] = {}
@@ -295,9 +396,9 @@ def _links_back(chunk: Chunk) -> bool:
     return markers is not None and markers.links_back(chunk.text) is not None
 
 
-def _parent_groups(store: Store, hits: Sequence[SearchHit]) -> list[list[Chunk]]:
+def _parent_groups(store: Store, cores: Sequence[list[Chunk]]) -> list[list[Chunk]]:
     getter = getattr(store, "get_parents", None)
-    wanted = [h.chunk.metadata.get("parent_id") for h in hits]
+    wanted = [core[0].metadata.get("parent_id") for core in cores]
     ids = [p for p in dict.fromkeys(wanted) if p]
     if ids and getter is None:
         raise ConfigError(
@@ -305,12 +406,12 @@ def _parent_groups(store: Store, hits: Sequence[SearchHit]) -> list[list[Chunk]]
         )
     parents = {p.id: p for p in (getter(ids) if ids else [])}
     groups: list[list[Chunk]] = []
-    for hit, parent_id in zip(hits, wanted, strict=True):
+    for core, parent_id in zip(cores, wanted, strict=True):
         if not parent_id:
-            groups.append([hit.chunk])
+            groups.append(core)
             continue
         parent = parents.get(parent_id)
-        _check_fresh(hit.chunk, parent, parent_id)
+        _check_fresh(core[0], parent, parent_id)
         assert parent is not None
         groups.append([parent])
     return groups

@@ -1,17 +1,18 @@
 """``run_chunker_bench``: the whole benchmark from options to a report.
 
-Report JSON schema (``schema_version`` 1)::
+Report JSON schema (``schema_version`` 2)::
 
     {
-      "schema_version": 1,
+      "schema_version": 2,
       "dataset": {"name", "path", "format", "n_documents", "n_queries",
                   "languages": {lang: n}, "loader_stats": {counter: n}},
       "config": {"variants": [label], "k", "retriever", "embedder", "expand",
-                 "budgets": [chars], "min_lift": percent | null, "limit",
+                 "window_chars", "budgets": [chars], "min_lift": percent | null, "limit",
                  "bootstrap": {"resamples": 1000, "seed": 0}},
       "metric_names": [name],
       "variants": [{
-          "name", "n_chunks", "mean_chunk_chars", "median_chunk_chars", "n_queries",
+          "name", "n_chunks", "n_windows", "mean_chunk_chars", "median_chunk_chars",
+          "n_queries",
           "metrics": {name: {"value": float, "ci95": [lo, hi] (ndcg@10, ndcg@<B>c)}},
           "by_language": {lang: {"n", "n_chunks", "mean_chunk_chars", "metrics"}},
           "multi_span": {"n", "metrics"},          # questions with >1 expected span
@@ -21,6 +22,8 @@ Report JSON schema (``schema_version`` 1)::
       "deltas": {"delta_<variant>_vs_paragraph": {lang: {"n", "metric", "lift",
                  "ci95": [lo, hi], "gate": "pass" | "fail" (only with min_lift)}}},
       "budget_deltas": {"ndcg@<B>c": {"delta_<variant>_vs_paragraph": {lang: ...}}},
+      "peer_deltas": {"ndcg@<B>c": {<variant>: {lang: {"n", "peer", "value",
+                      "peer_value", "lift", "ci95": [lo, hi]}}}},
       "gate": {"min_lift", "passed": bool | null, "failures": ["<variant>/<lang>"]},
       "markers": {lang: {"paragraphs", "continuation_rate", "closure_rate"}},
       "timings_s": {"parse", "embed_queries", "total"}
@@ -34,6 +37,20 @@ of B delivered characters (``ndcg@<B>c`` ranks what was delivered, one rank per
 delivered hit with its expansion, so it compares chunk sizes and expansion
 strategies at equal cost). Lifts are relative (0.1 = +10%); the gate uses
 ``ndcg@10``, ``budget_deltas`` give the same paired lifts at each budget.
+
+Every question goes through the steps of :func:`jw_rag.retrieve.retrieve`:
+the rank metrics judge the store's top ``k`` units, the budget metrics what
+the ``k`` delivered hits brought (a hit folded into a better hit's context
+leaves room for the next one).
+Our chunkers index window units beside their chunks (``window_chars``; a
+variant's ``windows=N`` overrides it); peers index their own chunks only and
+deliver each hit alone. ``peer_deltas`` compares each of our variants with the
+best peer of the run, per language and budget.
+
+Schema 2 (from 1): ``window_chars``, ``n_windows`` and ``peer_deltas`` are new;
+delivery fills ``k`` hits from a deeper search instead of expanding only the
+top ``k`` (so budget metrics of expansion variants differ from schema 1); the
+default retriever and delivery are the product's (hybrid, segment).
 
 A variant label may end in ``+<expansion>`` (``paragraph+chain``) to deliver
 its hits that way; ``--expand`` applies to the others.
@@ -61,11 +78,17 @@ from jw_eval.bench.runner import (
     run_variants,
 )
 from jw_eval.bench.scoring import metric_names
-from jw_eval.bench.summary import BASELINE, lift_table, summarise_variant
+from jw_eval.bench.summary import BASELINE, lift_table, peer_lift_table, summarise_variant
 from jw_eval.bench.variants import parse_variants
 from jw_eval.bootstrap import RESAMPLES, SEED
 from jw_eval.datasets import load_dataset
 from jw_eval.datasets.model import Dataset
+from jw_rag.defaults import (
+    DEFAULT_EXPANSION,
+    DEFAULT_K,
+    DEFAULT_SEARCH_MODE,
+    DEFAULT_WINDOW_CHARS,
+)
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 
@@ -77,6 +100,8 @@ DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "fixtures" / "chunker_be
 
 @dataclass
 class BenchOptions:
+    """What to run; retrieval defaults are the product's (:mod:`jw_rag.defaults`)."""
+
     variants: str = "paragraph,semantic"
     dataset: Path | None = None
     queries: Path | None = None
@@ -85,12 +110,13 @@ class BenchOptions:
     language: str | None = None
     limit: int | None = None
     limit_per_language: bool = False
-    k: int = 10
-    retriever: str = "dense"
+    k: int = DEFAULT_K
+    retriever: str = DEFAULT_SEARCH_MODE
     embedder: str | None = None
-    expand: str = "none"
+    expand: str = DEFAULT_EXPANSION
     min_lift: float | None = None
     budgets: tuple[int, ...] = field(default=(2000, 4000))
+    window_chars: int = DEFAULT_WINDOW_CHARS
 
 
 @dataclass
@@ -132,7 +158,11 @@ def run_chunker_bench(
     started = time.perf_counter()
     specs = parse_variants(options.variants)
     config = BenchConfig(
-        k=options.k, retriever=options.retriever, expand=options.expand, budgets=options.budgets
+        k=options.k,
+        retriever=options.retriever,
+        expand=options.expand,
+        budgets=options.budgets,
+        window_chars=options.window_chars,
     )
     if embedder is None:
         from jw_rag.embed import get_embedder
@@ -162,7 +192,7 @@ def run_chunker_bench(
     if options.min_lift is not None and not deltas:
         raise ConfigError(f"--min-lift needs '{BASELINE}' and at least one other variant")
     report: dict[str, Any] = {
-        "schema_version": 1,
+        "schema_version": 2,
         "dataset": {
             "name": dataset.name,
             "path": path,
@@ -178,6 +208,7 @@ def run_chunker_bench(
             "retriever": config.retriever,
             "embedder": embedder.model_id,
             "expand": config.expand,
+            "window_chars": config.window_chars,
             "budgets": list(config.budgets),
             "min_lift": options.min_lift,
             "limit": options.limit,
@@ -189,6 +220,7 @@ def run_chunker_bench(
         "budget_deltas": {
             f"ndcg@{b}c": lift_table(runs, None, metric=f"ndcg@{b}c") for b in config.budgets
         },
+        "peer_deltas": peer_lift_table(runs, specs, [f"ndcg@{b}c" for b in config.budgets]),
         "gate": {
             "min_lift": options.min_lift,
             "passed": None if options.min_lift is None else not failures,

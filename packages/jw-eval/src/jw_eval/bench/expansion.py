@@ -1,6 +1,6 @@
 """What a reader receives around each hit, through :func:`jw_rag.retrieve.expand_hits`:
-the hit alone, its neighbours, its marker-linked chain, the neighbours that
-belong with it (``relevant``), or its parent.
+the best segment around it, the hit alone, its neighbours, its marker-linked
+chain, the neighbours that belong with it (``relevant``), or its parent.
 
 The bench measures the strategy itself, so the retrieval caps on delivered
 context are lifted (``max_context_tokens=None``, one parent per hit allowed);
@@ -18,7 +18,13 @@ from jw_rag.model import Chunk
 from jw_rag.retrieve import EXPANSIONS, Expansion, delivery_order, expand_hits
 from jw_rag.store.protocol import SearchHit, Store
 
-__all__ = ["EXPANSIONS", "Expansion", "delivered_chunks"]
+__all__ = ["EXPANSIONS", "Expansion", "delivered_chunks", "paid_order"]
+
+
+def paid_order(delivered: Sequence[SearchHit]) -> list[list[Chunk]]:
+    """Per delivered hit, its chunks in the order a budget pays for them (the
+    hit's core, then its context nearest first)."""
+    return [delivery_order(h.chunk, h.expanded or [h.chunk]) for h in delivered]
 
 
 def delivered_chunks(
@@ -27,7 +33,7 @@ def delivered_chunks(
     """Per delivered hit, its chunks in the order a budget pays for them (the
     hit, then its context nearest first). A hit whose chunks were all
     delivered for a better-ranked hit is left out (it adds nothing)."""
-    delivered = expand_hits(
+    delivered_hits = expand_hits(
         store,
         hits,
         expand=expand,
@@ -35,4 +41,4 @@ def delivered_chunks(
         max_parents=max(1, len(hits)),
         max_context_tokens=None,
     )
-    return [delivery_order(h.chunk, h.expanded or [h.chunk]) for h in delivered]
+    return paid_order(delivered_hits)

@@ -1,10 +1,13 @@
 """Run the chunker benchmark: chunk, index, search and score every variant.
 
-For each variant every document is chunked, the chunks are indexed into a
-fresh store in a temporary directory (the embedder's cache makes identical
-chunk texts cost one embedding across variants and runs), every question is
-searched (top ``k``; restricted to the question's language when the dataset
-has several) and scored. :func:`summarise` in :mod:`jw_eval.bench.summary`
+For each variant every document is chunked, the chunks (and, for our
+chunkers, their window units) are indexed into a fresh store in a temporary
+directory (the embedder's cache makes identical texts cost one embedding
+across variants and runs), every question goes through
+the product's retrieval steps (the store's ranking, then delivery of ``k`` hits
+by :func:`jw_rag.retrieve.expand_hits`; restricted to the question's language
+when the dataset has several) and is scored on the store's top ``k`` and on
+what the delivered hits brought. :func:`summarise` in :mod:`jw_eval.bench.summary`
 turns the per-question rows into the report.
 """
 
@@ -18,39 +21,64 @@ from pathlib import Path
 from typing import Any
 
 from jw_eval.bench.chunking import VariantChunker, chunk_range
-from jw_eval.bench.expansion import EXPANSIONS, delivered_chunks
+from jw_eval.bench.expansion import paid_order
 from jw_eval.bench.scoring import score_query
 from jw_eval.bench.variants import VariantSpec
-from jw_eval.datasets.model import Dataset
+from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.metrics import BUDGETS
 from jw_eval.spans import DocRange
+from jw_rag.defaults import (
+    DEFAULT_EXPANSION,
+    DEFAULT_SEARCH_MODE,
+    DEFAULT_WINDOW_CHARS,
+    EXPANSIONS,
+    SEARCH_MODES,
+)
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
-from jw_rag.store.protocol import Store
+from jw_rag.retrieve import expand_hits, search_depth
+from jw_rag.store.protocol import SearchHit, Store
+from jw_rag.windows import window_units
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
 
 StoreFactory = Callable[[Path, Embedder], Store]
 #: ``progress(description, total)`` returns an ``advance(n)`` callable.
 Progress = Callable[[str, int], Callable[[int], None]]
-MODES = ("dense", "bm25", "hybrid")
 
 
 @dataclass(frozen=True)
 class BenchConfig:
+    """How every variant is searched and delivered; the defaults are the
+    product's (:mod:`jw_rag.defaults`)."""
+
     k: int = 10
-    retriever: str = "dense"
-    expand: str = "none"
+    retriever: str = DEFAULT_SEARCH_MODE
+    expand: str = DEFAULT_EXPANSION
     budgets: tuple[int, ...] = BUDGETS
+    window_chars: int = DEFAULT_WINDOW_CHARS
 
     def __post_init__(self) -> None:
         if self.k < 1:
-            raise ConfigError(f"--k must be >= 1, got {self.k}")
-        if self.retriever not in MODES:
-            raise ConfigError(f"unknown --retriever {self.retriever!r}: use {', '.join(MODES)}")
+            raise ConfigError(f"k must be >= 1, got {self.k}")
+        if self.retriever not in SEARCH_MODES:
+            raise ConfigError(f"unknown retriever {self.retriever!r}: use {', '.join(SEARCH_MODES)}")
         if self.expand not in EXPANSIONS:
-            raise ConfigError(f"unknown --expand {self.expand!r}: use {', '.join(EXPANSIONS)}")
+            raise ConfigError(f"unknown expansion {self.expand!r}: use {', '.join(EXPANSIONS)}")
+        if self.window_chars < 0:
+            raise ConfigError(f"window_chars must be >= 0, got {self.window_chars}")
+
+    def expansion(self, spec: VariantSpec) -> str:
+        """How ``spec``'s hits are delivered: its own ``+expansion``, else
+        ``none`` for a peer and the run's expansion for our chunkers."""
+        return spec.expand or ("none" if spec.peer else self.expand)
+
+    def windows(self, spec: VariantSpec) -> int:
+        """Window size for ``spec`` (0 for peers: they index their chunks only)."""
+        if spec.peer:
+            return 0
+        return self.window_chars if spec.windows is None else spec.windows
 
 
 @dataclass
@@ -62,6 +90,7 @@ class VariantRun:
     chunk_languages: list[str]
     rows: list[dict[str, Any]]
     timings: dict[str, float] = field(default_factory=dict)
+    n_windows: int = 0
 
 
 def _default_store(path: Path, embedder: Embedder) -> Store:
@@ -74,6 +103,104 @@ def _no_progress(_desc: str, _total: int) -> Callable[[int], None]:
     return lambda _n: None
 
 
+@dataclass
+class _Indexed:
+    """A variant's chunks per document (with parents and windows) and their ranges."""
+
+    chunks: dict[str, list[Chunk]]
+    parents: dict[str, list[Chunk]]
+    windows: dict[str, list[Chunk]]
+    ranges: dict[str, DocRange]
+
+
+def _chunk(dataset: Dataset, spec: VariantSpec, embedder: Embedder, window_chars: int,
+           progress: Progress) -> _Indexed:
+    chunker = VariantChunker(spec, embedder)
+    out = _Indexed({}, {}, {}, {})
+    advance = progress(f"{spec.label}: chunk", len(dataset.documents))
+    for doc_id, doc in dataset.documents.items():
+        out.chunks[doc_id], out.parents[doc_id] = chunker.chunk_with_parents(doc)
+        out.windows[doc_id] = window_units(
+            out.chunks[doc_id], doc.paragraphs, max_chars=window_chars
+        )
+        for c in (*out.chunks[doc_id], *out.windows[doc_id]):
+            out.ranges[c.id] = chunk_range(doc, c)
+        advance(1)
+    return out
+
+
+def _index(store: Store, indexed: _Indexed, label: str, progress: Progress) -> None:
+    advance = progress(f"{label}: embed+index", len(indexed.chunks))
+    for doc_id, chunks in indexed.chunks.items():
+        units = [*chunks, *indexed.windows[doc_id]]
+        parents = indexed.parents[doc_id]
+        if parents:
+            store.replace_source(doc_id, units, parents=parents)  # type: ignore[call-arg]
+        else:
+            store.replace_source(doc_id, units)
+        advance(1)
+
+
+def _search(
+    store: Store, dataset: Dataset, config: BenchConfig, expand: str, label: str, progress: Progress
+) -> list[tuple[BenchQuery, list[SearchHit], list[SearchHit]]]:
+    """Each question through the product's two steps (what
+    :func:`jw_rag.retrieve.retrieve` does): the store's ranking, searched
+    deep enough for ``k`` deliveries, then delivery of ``k`` hits; no context
+    cap (the report's budgets decide what a reader gets). Returns the store's
+    top ``k`` (what the rank metrics judge) and the delivered hits."""
+    multilingual = len({d.language for d in dataset.documents.values()}) > 1
+    advance = progress(f"{label}: search", len(dataset.queries))
+    out = []
+    for q in dataset.queries:
+        filters = {"language": q.language} if multilingual and q.language else None
+        raw = store.search(
+            q.query, search_depth(config.k), mode=config.retriever, filters=filters  # type: ignore[arg-type]
+        )
+        delivered = expand_hits(
+            store, raw, expand=expand, query=q.query, max_parents=config.k,
+            max_context_tokens=None, limit=config.k,
+        )
+        out.append((q, raw[: config.k], delivered))
+        advance(1)
+    return out
+
+
+def _range_of(dataset: Dataset, indexed: _Indexed, chunk: Chunk) -> DocRange | None:
+    """A delivered chunk's range; chunks this run did not index (parents from
+    expansion) are mapped through their own span when they carry one."""
+    if chunk.id not in indexed.ranges:
+        doc: BenchDocument | None = dataset.documents.get(chunk.source_id)
+        if doc is None or "span" not in chunk.metadata:
+            return None
+        indexed.ranges[chunk.id] = chunk_range(doc, chunk)
+    return indexed.ranges[chunk.id]
+
+
+def _score(
+    dataset: Dataset,
+    indexed: _Indexed,
+    results: list[tuple[BenchQuery, list[SearchHit], list[SearchHit]]],
+    config: BenchConfig,
+) -> list[dict[str, Any]]:
+    rows = []
+    for q, hits, delivered in results:
+        ranked = [indexed.ranges[h.chunk.id] for h in hits]
+        got = [
+            [r for c in group if (r := _range_of(dataset, indexed, c)) is not None]
+            for group in paid_order(delivered)
+        ]
+        scores = score_query(ranked, got, q.expected, k=config.k, budgets=config.budgets)
+        rows.append({
+            "id": q.id,
+            "language": q.language or "und",
+            "n_spans": len(q.expected),
+            "top_ids": [h.chunk.id for h in hits[:3]],
+            **scores,
+        })
+    return rows
+
+
 def run_variant(
     dataset: Dataset,
     spec: VariantSpec,
@@ -84,75 +211,31 @@ def run_variant(
     store_factory: StoreFactory = _default_store,
     progress: Progress = _no_progress,
 ) -> VariantRun:
+    """Chunk, index, search and score one variant (see the module docstring)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    chunker = VariantChunker(spec, embedder)
-    by_doc = {}
-    parents_of: dict[str, list[Chunk]] = {}
-    advance = progress(f"{spec.label}: chunk", len(dataset.documents))
-    for doc_id, doc in dataset.documents.items():
-        by_doc[doc_id], parents_of[doc_id] = chunker.chunk_with_parents(doc)
-        advance(1)
-    ranges = {c.id: chunk_range(dataset.documents[d], c) for d, cs in by_doc.items() for c in cs}
+    indexed = _chunk(dataset, spec, embedder, config.windows(spec), progress)
     timings["chunk"] = time.perf_counter() - t0
-
     t0 = time.perf_counter()
     safe = "".join(ch if ch.isalnum() else "_" for ch in spec.label)
     store = store_factory(workdir / f"{safe}.sqlite", embedder)
-    advance = progress(f"{spec.label}: embed+index", len(by_doc))
-    for doc_id, chunks in by_doc.items():
-        parents = parents_of[doc_id]
-        if parents:
-            store.replace_source(doc_id, chunks, parents=parents)  # type: ignore[call-arg]
-        else:
-            store.replace_source(doc_id, chunks)
-        advance(1)
-    timings["embed_index"] = time.perf_counter() - t0
-
+    try:
+        _index(store, indexed, spec.label, progress)
+        timings["embed_index"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        results = _search(store, dataset, config, config.expansion(spec), spec.label, progress)
+        timings["search"] = time.perf_counter() - t0
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
     t0 = time.perf_counter()
-    multilingual = len({d.language for d in dataset.documents.values()}) > 1
-    expand = spec.expand or config.expand
-    results = []
-    advance = progress(f"{spec.label}: search", len(dataset.queries))
-    for q in dataset.queries:
-        filters = {"language": q.language} if multilingual and q.language else None
-        hits = store.search(q.query, k=config.k, mode=config.retriever, filters=filters)  # type: ignore[arg-type]
-        results.append((q, hits, delivered_chunks(store, hits, expand, q.query)))
-        advance(1)
-    timings["search"] = time.perf_counter() - t0
-    close = getattr(store, "close", None)
-    if close is not None:
-        close()
-
-    def range_of(chunk: Chunk) -> DocRange | None:
-        # Chunks not indexed by this run (e.g. parents from expansion) are
-        # mapped through their own span when they carry one.
-        if chunk.id not in ranges:
-            doc = dataset.documents.get(chunk.source_id)
-            if doc is None or "span" not in chunk.metadata:
-                return None
-            ranges[chunk.id] = chunk_range(doc, chunk)
-        return ranges[chunk.id]
-
-    t0 = time.perf_counter()
-    rows = []
-    for q, hits, delivered in results:
-        ranked = [ranges[h.chunk.id] for h in hits]
-        got = [[r for c in rank if (r := range_of(c)) is not None] for rank in delivered]
-        scores = score_query(ranked, got, q.expected, k=config.k, budgets=config.budgets)
-        rows.append(
-            {
-                "id": q.id,
-                "language": q.language or "und",
-                "n_spans": len(q.expected),
-                "top_ids": [h.chunk.id for h in hits[:3]],
-                **scores,
-            }
-        )
+    rows = _score(dataset, indexed, results, config)
     timings["score"] = time.perf_counter() - t0
-    lengths = [len(c.text) for cs in by_doc.values() for c in cs]
-    langs = [dataset.documents[d].language or "und" for d, cs in by_doc.items() for _ in cs]
-    return VariantRun(spec.label, lengths, langs, rows, timings)
+    lengths = [len(c.text) for cs in indexed.chunks.values() for c in cs]
+    langs = [dataset.documents[d].language or "und" for d, cs in indexed.chunks.items() for _ in cs]
+    n_windows = sum(len(w) for w in indexed.windows.values())
+    return VariantRun(spec.label, lengths, langs, rows, timings, n_windows)
 
 
 def run_variants(

@@ -10,9 +10,17 @@ from typing import Any
 import numpy as np
 
 from jw_eval.bench.runner import VariantRun
+from jw_eval.bench.variants import VariantSpec
 from jw_eval.bootstrap import bootstrap_mean, paired_lift
 
-__all__ = ["BASELINE", "GATE_METRIC", "has_ci", "lift_table", "summarise_variant"]
+__all__ = [
+    "BASELINE",
+    "GATE_METRIC",
+    "has_ci",
+    "lift_table",
+    "peer_lift_table",
+    "summarise_variant",
+]
 
 BASELINE = "paragraph"
 GATE_METRIC = "ndcg@10"
@@ -51,6 +59,7 @@ def summarise_variant(run: VariantRun, names: Sequence[str]) -> dict[str, Any]:
     return {
         "name": run.label,
         "n_chunks": len(lengths),
+        "n_windows": run.n_windows,
         "mean_chunk_chars": statistics.fmean(lengths) if lengths else 0.0,
         "median_chunk_chars": statistics.median(lengths) if lengths else 0.0,
         "n_queries": len(rows),
@@ -104,4 +113,41 @@ def lift_table(
                 entry["gate"] = "pass" if est.low * 100 > min_lift else "fail"
             per_lang[lang] = entry
         out[f"delta_{run.label}_vs_{baseline}"] = per_lang
+    return out
+
+
+def _lang_values(run: VariantRun, lang: str, metric: str) -> list[float]:
+    return [r[metric] for r in run.rows if r["language"] == lang]
+
+
+def peer_lift_table(
+    runs: Sequence[VariantRun], specs: Sequence[VariantSpec], metrics: Sequence[str]
+) -> dict[str, Any]:
+    """``{metric: {variant: {lang: ...}}}``: each of our variants against the
+    best peer of the run in that language for that metric (the peer with the
+    highest mean), as a paired lift with its CI95. Empty without a peer."""
+    peers = [r for r, s in zip(runs, specs, strict=True) if s.peer]
+    ours = [r for r, s in zip(runs, specs, strict=True) if not s.peer]
+    if not peers or not ours:
+        return {}
+    langs = sorted({r["language"] for r in runs[0].rows})
+    out: dict[str, Any] = {}
+    for metric in metrics:
+        table: dict[str, Any] = {}
+        for run in ours:
+            per_lang: dict[str, Any] = {}
+            for lang in langs:
+                best = max(peers, key=lambda p: float(np.mean(_lang_values(p, lang, metric))))
+                b, v = _lang_values(best, lang, metric), _lang_values(run, lang, metric)
+                est = paired_lift(v, b)
+                per_lang[lang] = {
+                    "n": len(b),
+                    "peer": best.label,
+                    "value": float(np.mean(v)),
+                    "peer_value": float(np.mean(b)),
+                    "lift": est.value,
+                    "ci95": [est.low, est.high],
+                }
+            table[run.label] = per_lang
+        out[metric] = table
     return out

@@ -1,9 +1,15 @@
 """Variant specs: ``name[:key=val,...]`` for a registered chunker, or a peer
 chunker ``<peer>:<size>`` (``langchain-recursive``, ``chonkie-recursive``,
 ``chonkie-semantic``, ``semchunk``; size in characters). Either may end in
-``+<expansion>`` (``none``, ``neighbors``, ``chain``, ``parent``) to deliver
-that variant's hits that way, whatever ``--expand`` says: e.g.
-``paragraph+chain`` or ``parent-child+parent``."""
+``+<expansion>`` (``segment``, ``relevant``, ``chain``, ``neighbors``,
+``parent``, ``none``) to deliver that variant's hits that way, whatever
+``--expand`` says: e.g. ``paragraph+chain`` or ``parent-child+parent``.
+
+A chunker variant indexes window units beside its chunks, as ingestion does
+(:mod:`jw_rag.windows`); the option ``windows=N`` sets their size for that
+variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. A peer is
+run as its library ships it: its chunks only, delivered alone unless the label
+names an expansion."""
 
 from __future__ import annotations
 
@@ -26,8 +32,10 @@ class VariantSpec:
     name: str
     options: dict[str, Any] = field(default_factory=dict)
     peer: bool = False
-    #: How hits are delivered; ``None`` follows the run's ``--expand``.
+    #: How hits are delivered; ``None`` follows the run's ``--expand`` (peers: ``none``).
     expand: str | None = None
+    #: Window units' size in characters; ``None`` follows the run's default, 0 is none.
+    windows: int | None = None
 
     @property
     def size(self) -> int:
@@ -86,7 +94,10 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         if not eq or not key.strip():
             raise ConfigError(f"variant {label!r}: options are key=value pairs, got {part!r}")
         options[key.strip()] = _value(val.strip())
-    return VariantSpec(label, name, options)
+    windows = options.pop("windows", None)
+    if windows is not None and (isinstance(windows, bool) or not isinstance(windows, int) or windows < 0):
+        raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")
+    return VariantSpec(label, name, options, windows=windows)
 
 
 def parse_variants(text: str) -> list[VariantSpec]:

@@ -17,12 +17,16 @@ from bisect import bisect_right
 from collections import Counter
 from pathlib import Path
 
+from jw_core import detect_language, normalize_language
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.spans import ExpectedSpan
-from jw_rag.errors import IngestError
+from jw_rag.errors import ConfigError, IngestError
 from jw_rag.model import Paragraph
 
-__all__ = ["load_chroma", "split_blank_lines"]
+__all__ = ["load_chroma", "read_corpus_file", "split_blank_lines"]
+
+#: Characters of a document read to detect its language.
+_DETECT_CHARS = 3000
 
 _BLANK = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
 
@@ -68,22 +72,45 @@ class _Mapper:
         return ExpectedSpan(self.doc_id, a, b) if b > a else None
 
 
-def load_chroma(root: str | Path) -> Dataset:
+def given_language(language: str | None) -> str | None:
+    """``language`` normalised (``None`` or ``"auto"``: detect per document)."""
+    if language is None or language.strip().lower() == "auto":
+        return None
+    code = normalize_language(language)
+    if code is None:
+        raise ConfigError(f"unknown language {language!r}: use a code such as en, es, pt, or auto")
+    return code
+
+
+def read_corpus_file(path: Path, language: str | None) -> tuple[BenchDocument, _Mapper]:
+    """One corpus file as a document (paragraphs at blank lines; the language
+    given, else detected from its text) and its offset mapper."""
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IngestError(f"cannot read corpus file {path}: {exc}") from exc
+    pieces = split_blank_lines(text)
+    paragraphs = [Paragraph(t, id=str(i)) for i, (_, t) in enumerate(pieces)]
+    lang = language or detect_language(text[:_DETECT_CHARS]) or "und"
+    return BenchDocument(path.stem, paragraphs, lang, path.stem), _Mapper(path.stem, pieces)
+
+
+def load_chroma(root: str | Path, *, language: str | None = None) -> Dataset:
     """Load ``root/corpora/*.md`` and ``root/questions_df.csv`` (questions whose
-    corpus file is absent are dropped and counted)."""
+    corpus file is absent are dropped and counted). The layout carries no
+    language: ``language`` labels every document and question, else each
+    document's language is detected and its questions take it."""
     root = Path(root)
     csv_path = root / "questions_df.csv"
     corpora = root / "corpora"
     if not csv_path.is_file() or not corpora.is_dir():
         raise IngestError(f"{root} is not a Chroma dataset: expected corpora/ and questions_df.csv")
+    lang = given_language(language)
     documents: dict[str, BenchDocument] = {}
     mappers: dict[str, _Mapper] = {}
     for f in sorted(corpora.iterdir()):
         if f.is_file() and f.suffix in (".md", ".txt"):
-            pieces = split_blank_lines(f.read_text("utf-8"))
-            paragraphs = [Paragraph(t, id=str(i)) for i, (_, t) in enumerate(pieces)]
-            documents[f.stem] = BenchDocument(f.stem, paragraphs, "en", f.stem)
-            mappers[f.stem] = _Mapper(f.stem, pieces)
+            documents[f.stem], mappers[f.stem] = read_corpus_file(f, lang)
     stats: Counter[str] = Counter()
     queries: list[BenchQuery] = []
     with csv_path.open(encoding="utf-8", newline="") as fh:
@@ -106,7 +133,8 @@ def load_chroma(root: str | Path) -> Dataset:
             if not spans:
                 stats["questions_dropped"] += 1
                 continue
-            queries.append(BenchQuery(f"{corpus_id}-{row_no}", row["question"], "en", tuple(spans)))
+            doc_lang = documents[corpus_id].language
+            queries.append(BenchQuery(f"{corpus_id}-{row_no}", row["question"], doc_lang, tuple(spans)))
     if not queries:
         raise IngestError(f"{csv_path} has no usable questions")
     return Dataset(root.name, "chroma", documents, queries, dict(stats))

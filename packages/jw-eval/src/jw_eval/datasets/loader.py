@@ -8,14 +8,15 @@ from typing import Literal
 
 from jw_eval.datasets.chroma import load_chroma
 from jw_eval.datasets.model import Dataset
+from jw_eval.datasets.questions_jsonl import load_questions_jsonl
 from jw_eval.datasets.squad import load_squad
 from jw_eval.datasets.yaml_queries import load_yaml_queries
 from jw_rag.errors import ConfigError, IngestError
 
 __all__ = ["FORMATS", "DatasetFormat", "detect_format", "load_dataset"]
 
-DatasetFormat = Literal["yaml", "squad", "chroma"]
-FORMATS: tuple[str, ...] = ("yaml", "squad", "chroma")
+DatasetFormat = Literal["yaml", "squad", "chroma", "jsonl"]
+FORMATS: tuple[str, ...] = ("yaml", "squad", "chroma", "jsonl")
 
 
 def _yaml_in(directory: Path) -> Path | None:
@@ -24,16 +25,22 @@ def _yaml_in(directory: Path) -> Path | None:
 
 
 def detect_format(path: Path) -> DatasetFormat:
-    """``chroma`` for a directory with questions_df.csv, ``yaml`` for a YAML
-    file (or a directory holding one), ``squad`` for JSON with a ``data`` list."""
+    """``chroma`` for a directory with questions_df.csv, ``jsonl`` for a
+    ``.jsonl`` file (or a directory holding ``questions.jsonl``), ``yaml`` for
+    a YAML file (or a directory holding one), ``squad`` for JSON with a
+    ``data`` list."""
     if path.is_dir():
         if (path / "questions_df.csv").is_file():
             return "chroma"
+        if (path / "questions.jsonl").is_file():
+            return "jsonl"
         if _yaml_in(path) is not None:
             return "yaml"
         raise IngestError(f"cannot tell the format of directory {path}: use --format")
     if not path.is_file():
         raise IngestError(f"dataset {path} does not exist")
+    if path.suffix == ".jsonl":
+        return "jsonl"
     head = path.read_text("utf-8", errors="replace")[:4096].lstrip()
     if head.startswith("{"):
         try:
@@ -45,7 +52,7 @@ def detect_format(path: Path) -> DatasetFormat:
         raise IngestError(f"{path} is JSON but not SQuAD (no 'data' list): use --format")
     if path.suffix in (".yaml", ".yml") or head.startswith("- "):
         return "yaml"
-    raise IngestError(f"cannot tell the format of {path}: use --format yaml|squad|chroma")
+    raise IngestError(f"cannot tell the format of {path}: use --format {'|'.join(FORMATS)}")
 
 
 def load_dataset(
@@ -63,7 +70,9 @@ def load_dataset(
     if fmt == "squad":
         return load_squad(path, language=language)
     if fmt == "chroma":
-        return load_chroma(path)
+        return load_chroma(path, language=language)
+    if fmt == "jsonl":
+        return load_questions_jsonl(path, corpus_dir, language=language)
     queries = path
     if path.is_dir():
         found = _yaml_in(path)

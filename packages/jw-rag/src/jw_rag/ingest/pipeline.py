@@ -20,6 +20,7 @@ from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store.protocol import Store
+from jw_rag.windows import DEFAULT_WINDOW_CHARS, window_units
 
 __all__ = [
     "ChunkerArg",
@@ -183,19 +184,32 @@ def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool)
     )
 
 
+def _indexed_hash(doc: Document, chunker: Chunker, windows: int) -> str:
+    """The stored content hash: the document and chunker's, plus the window size."""
+    digest = content_hash(doc, chunker)
+    return digest if not windows else f"{digest}+w{windows}"
+
+
 def ingest_documents(
-    store: Store, docs: list[Document], *, chunker: ChunkerArg = None
+    store: Store,
+    docs: list[Document],
+    *,
+    chunker: ChunkerArg = None,
+    windows: int = DEFAULT_WINDOW_CHARS,
 ) -> list[IngestResult]:
-    """Chunk every document first, then replace each source (skipped when unchanged)."""
+    """Chunk every document first, then replace each source (skipped when
+    unchanged). Window units of up to ``windows`` characters are indexed beside
+    the chunks (:mod:`jw_rag.windows`; 0 for none)."""
     resolved = resolve_chunker(chunker)
     prepared = [(doc, *chunk_document_with_parents(doc, chunker=resolved)) for doc in docs]
     results = []
     for doc, chunks, parents in prepared:
         extra: dict[str, Any] = {"parents": parents} if parents else {}
+        units = [*chunks, *window_units(chunks, doc.paragraphs, max_chars=windows)]
         changed = store.replace_source(
             doc.source_id,
-            chunks,
-            content_hash=content_hash(doc, resolved),
+            units,
+            content_hash=_indexed_hash(doc, resolved, windows),
             source_metadata=_source_metadata(doc, resolved),
             **extra,
         )
@@ -203,9 +217,15 @@ def ingest_documents(
     return results
 
 
-def ingest_document(store: Store, doc: Document, *, chunker: ChunkerArg = None) -> IngestResult:
+def ingest_document(
+    store: Store,
+    doc: Document,
+    *,
+    chunker: ChunkerArg = None,
+    windows: int = DEFAULT_WINDOW_CHARS,
+) -> IngestResult:
     """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged)."""
-    return ingest_documents(store, [doc], chunker=chunker)[0]
+    return ingest_documents(store, [doc], chunker=chunker, windows=windows)[0]
 
 
 def ingest_parsed(

@@ -1,0 +1,117 @@
+"""Window units: a second, overlapping granularity indexed beside the chunks.
+
+An argument often answers a question over two to four consecutive
+paragraphs, and each paragraph alone may match the question only weakly.
+So next to a source's chunks the index also holds, for every chunk, the
+*window* made of that chunk and the chunks that follow it, as many as fit in
+``max_chars`` characters (at least two chunks; a chunk too long to pair
+starts no window). Each chunk therefore belongs to a few windows, and a
+window's text is exactly the source text its span designates.
+
+Windows are search units only. Retrieval maps a window hit to its member
+chunks (:func:`members`) and delivers those, deduplicated against what other
+hits delivered, so a reader never gets the same paragraph twice. A window
+carries ``metadata["window"]`` (the member ids in reading order) and
+``chunker = "window"``; it has no ``prev_id``/``next_id`` of its own.
+
+Measured on the shared question sets (``jw eval chunker-bench``, README):
+windows of up to 2,000 characters over paragraph chunks, searched together
+with the chunks, lift NDCG of what is delivered within 2,000 characters on
+multi-paragraph questions and do not lose on single-paragraph ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from jw_rag.errors import ConfigError
+from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
+
+__all__ = [
+    "DEFAULT_WINDOW_CHARS",
+    "WINDOW_CHUNKER",
+    "WINDOW_VERSION",
+    "is_window",
+    "members",
+    "window_units",
+]
+
+#: Longest window, in characters (paragraph separators included).
+DEFAULT_WINDOW_CHARS = 2000
+WINDOW_CHUNKER = "window"
+WINDOW_VERSION = "1"
+
+
+def is_window(chunk: Chunk) -> bool:
+    """True for a window unit (see the module docstring)."""
+    return bool(chunk.metadata.get("window"))
+
+
+def members(chunk: Chunk) -> list[str]:
+    """The ids of the chunks a unit stands for: a window's members, else itself."""
+    ids = chunk.metadata.get("window")
+    return [str(i) for i in ids] if ids else [chunk.id]
+
+
+def _window(run: Sequence[Chunk], paragraphs: Sequence[str | Paragraph] | None) -> Chunk:
+    first, last = run[0], run[-1]
+    a, b = Span.from_dict(first.metadata["span"]), Span.from_dict(last.metadata["span"])
+    span = Span(a.start_para, a.start_char, b.end_para, b.end_char)
+    if paragraphs is not None:
+        text = rebuild_text(paragraphs, span)
+    else:
+        text = PARAGRAPH_SEPARATOR.join(c.text for c in run)
+    ids = [c.id for c in run]
+    digest = hashlib.sha1("\x1f".join(ids).encode("utf-8")).hexdigest()[:12]
+    para_ids: list[Any] = []
+    pages: list[Any] = []
+    for c in run:
+        para_ids += [p for p in c.metadata.get("para_ids") or () if p not in para_ids]
+        pages += [p for p in c.metadata.get("pages") or () if p not in pages]
+    meta: dict[str, Any] = {
+        "chunker": WINDOW_CHUNKER,
+        "chunker_version": WINDOW_VERSION,
+        "language": first.metadata.get("language"),
+        "para_ids": para_ids,
+        "span": span.to_dict(),
+        "window": ids,
+        "prev_id": None,
+        "next_id": None,
+    }
+    for key in ("heading_path", "embed_prefix", "source_hash"):
+        if first.metadata.get(key):
+            meta[key] = first.metadata[key]
+    if pages:
+        meta["pages"] = pages
+    return Chunk(id=f"{first.source_id}:w{digest}", text=text, source_id=first.source_id, metadata=meta)
+
+
+def window_units(
+    chunks: Sequence[Chunk],
+    paragraphs: Sequence[str | Paragraph] | None = None,
+    *,
+    max_chars: int = DEFAULT_WINDOW_CHARS,
+) -> list[Chunk]:
+    """The windows over ``chunks`` (one source's chunks in reading order).
+
+    With the source's ``paragraphs`` a window's text is rebuilt from its span
+    (exact source text); without them it is the members' texts joined by
+    :data:`~jw_rag.model.PARAGRAPH_SEPARATOR`. ``max_chars=0`` builds none.
+    Chunks without a ``span`` (or window units themselves) are not windowed."""
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+        raise ConfigError(f"window max_chars must be an integer >= 0, got {max_chars!r}")
+    base = [c for c in chunks if "span" in c.metadata and not is_window(c)]
+    if max_chars == 0 or len(base) < 2:
+        return []
+    out: list[Chunk] = []
+    sep = len(PARAGRAPH_SEPARATOR)
+    for i in range(len(base) - 1):
+        size, j = len(base[i].text), i
+        while j + 1 < len(base) and size + sep + len(base[j + 1].text) <= max_chars:
+            j += 1
+            size += sep + len(base[j].text)
+        if j > i:
+            out.append(_window(base[i : j + 1], paragraphs))
+    return out
