@@ -203,7 +203,7 @@ def test_chunk_shows_the_library_chunks_and_stores_nothing(
         (
             ["rag", "search", "q", "--expand", "all"],
             2,
-            "error: --expand 'all' is not one of none, neighbors, chain, relevant, parent",
+            "error: --expand 'all' is not one of segment, relevant, chain, neighbors, parent, none",
         ),
         (["rag", "ingest", "article", "/no/such/file.html"], 1, "error: /no/such/file.html"),
         (

@@ -34,7 +34,8 @@ def _variant(report: dict, name: str) -> dict:
 def test_squad_fixture_end_to_end_report_structure(tmp_path: Path) -> None:
     opts = BenchOptions(variants="paragraph,semantic", dataset=SQUAD, k=3)
     report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == 2
+    assert report["config"]["retriever"] == "hybrid" and report["config"]["expand"] == "segment"
     assert report["dataset"]["n_queries"] == 6 and report["dataset"]["n_documents"] == 2
     assert report["dataset"]["loader_stats"]["questions_dropped"] == 1
     para = _variant(report, "paragraph")
@@ -249,3 +250,30 @@ def test_relevant_delivery_keeps_the_hits_and_adds_context() -> None:
     # every hit is delivered (itself or beside a better one), so delivered text only grows
     for p, r in zip(plain["queries"], relevant["queries"], strict=True):
         assert r["char_recall@3"] >= p["char_recall@3"]
+
+
+def test_windows_per_variant_and_lifts_over_the_best_peer() -> None:
+    opts = BenchOptions(
+        variants="paragraph,paragraph:windows=0+none,chonkie-recursive:200,semchunk:200",
+        dataset=SQUAD,
+        k=3,
+    )
+    report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
+    assert report["config"]["window_chars"] == 2000
+    windowed = _variant(report, "paragraph")
+    plain = _variant(report, "paragraph:windows=0+none")
+    # windows are index units beside the chunks: they are not counted as chunks
+    assert windowed["n_windows"] > 0 and windowed["n_chunks"] == plain["n_chunks"]
+    assert plain["n_windows"] == 0 and _variant(report, "semchunk:200")["n_windows"] == 0
+    deltas = report["peer_deltas"]["ndcg@2000c"]
+    assert set(deltas) == {"paragraph", "paragraph:windows=0+none"}
+    entry = deltas["paragraph"]["en"]
+    peers = {
+        name: _variant(report, name)["metrics"]["ndcg@2000c"]["value"]
+        for name in ("chonkie-recursive:200", "semchunk:200")
+    }
+    assert entry["peer"] == max(peers, key=peers.get)
+    assert entry["peer_value"] == pytest.approx(max(peers.values()))
+    assert entry["ci95"][0] <= entry["lift"] <= entry["ci95"][1]
+    with pytest.raises(ConfigError, match="windows must be"):
+        parse_variants("paragraph:windows=-3")

@@ -131,3 +131,64 @@ def test_bundled_corpus_loads_when_present() -> None:
     for q in ds.queries:
         for text in _texts(ds, q):
             assert text.strip() and text == text.strip()
+
+
+ES_DOC = "# El alma\n\nEl alma es la persona misma, según la Biblia.\n\nSin embargo, muchos creen que el alma sigue viviendo después de la muerte.\n"
+PT_DOC = "# A alma\n\nA alma é a própria pessoa, segundo a Bíblia.\n\nNo entanto, muitos acreditam que a alma continua vivendo depois da morte.\n"
+
+
+def _argument_layout(root: Path) -> Path:
+    import json
+
+    for lang, doc in (("es", ES_DOC), ("pt", PT_DOC)):
+        (root / "corpus" / lang).mkdir(parents=True)
+        (root / "corpus" / lang / f"{lang}_alma.md").write_text(doc, "utf-8")
+    lines = []
+    for lang, doc in (("es", ES_DOC), ("pt", PT_DOC)):
+        second = doc.split("\n\n")[2].strip()
+        start = doc.index(second)
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"{lang}-1",
+                    "language": lang,
+                    "doc_id": f"{lang}_alma",
+                    "question": "¿Qué creen muchos?" if lang == "es" else "O que muitos acreditam?",
+                    "references": [{"start": start, "end": start + len(second), "text": second}],
+                }
+            )
+        )
+    (root / "questions.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    return root
+
+
+def test_questions_jsonl_loads_corpus_per_language(tmp_path: Path) -> None:
+    root = _argument_layout(tmp_path)
+    assert detect_format(root) == "jsonl" and detect_format(root / "questions.jsonl") == "jsonl"
+    ds = load_dataset(root)
+    assert ds.format == "jsonl" and ds.languages() == {"es": 1, "pt": 1}
+    assert {d: doc.language for d, doc in ds.documents.items()} == {"es_alma": "es", "pt_alma": "pt"}
+    assert _texts(ds, ds.queries[0]) == [ES_DOC.split("\n\n")[2].strip()]
+    only = load_dataset(root / "questions.jsonl", language="pt")
+    assert [q.id for q in only.queries] == ["pt-1"] and list(only.documents) == ["pt_alma"]
+    with pytest.raises(IngestError, match="no usable questions"):
+        load_dataset(root, language="en")
+
+
+def test_chroma_layout_detects_or_takes_the_language(tmp_path: Path) -> None:
+    import csv
+    import json
+
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "corpora" / "alma.md").write_text(ES_DOC, "utf-8")
+    second = ES_DOC.split("\n\n")[2].strip()
+    start = ES_DOC.index(second)
+    refs = json.dumps([{"content": second, "start_index": start, "end_index": start + len(second)}])
+    with (tmp_path / "questions_df.csv").open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows([["question", "references", "corpus_id"], ["¿Qué creen?", refs, "alma"]])
+    detected = load_dataset(tmp_path)
+    assert detected.documents["alma"].language == "es" and detected.languages() == {"es": 1}
+    forced = load_dataset(tmp_path, language="pt")
+    assert forced.documents["alma"].language == "pt" and forced.queries[0].language == "pt"
+    with pytest.raises(ConfigError, match="unknown language"):
+        load_dataset(tmp_path, language="x")
