@@ -1,11 +1,14 @@
 """Ingest throughput: paragraphs per second into a SQLite store, with the
-default embedder behind a cold and then a warm embedding cache.
+default embedder behind a cold and then a warm embedding cache, and the cost
+of the window units the default pipeline indexes beside the chunks.
 
 Each XQuAD English article (../shared/bench-data/xquad/xquad.en.json) is one
 source; each of its paragraphs is one chunk, written with
 ``store.replace_source``. The warm run ingests the same paragraphs into a new
-store file, so only the embedding cache differs. Model loading is timed
-separately (one embed call before the clock starts).
+store file, so only the embedding cache differs. The windowed run ingests the
+chunks plus their window units (``--windows`` characters, the default
+pipeline's size) behind another cold cache. Model loading is timed separately
+(one embed call before the clock starts).
 
     uv run --frozen python benchmarks/ingest_throughput.py
     uv run --frozen python benchmarks/ingest_throughput.py --embedder fake --limit 50
@@ -22,6 +25,7 @@ import time
 from pathlib import Path
 
 from jw_rag.model import Chunk
+from jw_rag.windows import DEFAULT_WINDOW_CHARS, window_units
 
 XQUAD_EN = (
     Path(__file__).resolve().parent.parent.parent
@@ -52,6 +56,12 @@ def load_sources(path: Path, limit: int | None) -> list[tuple[str, list[Chunk]]]
                         "chunker": "paragraph",
                         "chunker_version": "1",
                         "chunk_index": i,
+                        "span": {
+                            "start_para": i,
+                            "start_char": 0,
+                            "end_para": i,
+                            "end_char": len(p["context"]),
+                        },
                     },
                 )
             )
@@ -73,11 +83,21 @@ def ingest(store_path: Path, sources: list[tuple[str, list[Chunk]]], embedder: o
     return elapsed
 
 
+def with_windows(
+    sources: list[tuple[str, list[Chunk]]], max_chars: int
+) -> list[tuple[str, list[Chunk]]]:
+    """Each source's chunks followed by their window units."""
+    return [(sid, [*chunks, *window_units(chunks, max_chars=max_chars)]) for sid, chunks in sources]
+
+
 def main(argv: list[str] | None = None) -> dict[str, float] | None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", default=None, help="embedder name (default: use)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many paragraphs")
     parser.add_argument("--data", type=Path, default=XQUAD_EN)
+    parser.add_argument(
+        "--windows", type=int, default=DEFAULT_WINDOW_CHARS, help="window units' size in characters"
+    )
     args = parser.parse_args(argv)
     if not args.data.exists():
         print(f"skipped: needs {args.data} (the shared benchmark data is absent in this clone)")
@@ -95,6 +115,13 @@ def main(argv: list[str] | None = None) -> dict[str, float] | None:
         cold = ingest(Path(tmp) / "cold.sqlite", sources, embedder)
         warm = ingest(Path(tmp) / "warm.sqlite", sources, embedder)
         cache.close()
+        fresh = EmbeddingCache(Path(tmp) / "windows-cache.sqlite")
+        embedder = CachedEmbedder(get_embedder(args.embedder, cache=False), fresh)
+        embedder.embed(["model warm-up text that is not in the corpus"])
+        windowed = with_windows(sources, args.windows)
+        n_windows = sum(len(c) for _, c in windowed) - n
+        cold_windows = ingest(Path(tmp) / "windows.sqlite", windowed, embedder)
+        fresh.close()
     result = {
         "paragraphs": n,
         "sources": len(sources),
@@ -103,6 +130,9 @@ def main(argv: list[str] | None = None) -> dict[str, float] | None:
         "warm_s": warm,
         "cold_pps": n / cold,
         "warm_pps": n / warm,
+        "windows": n_windows,
+        "cold_windows_s": cold_windows,
+        "cold_windows_pps": n / cold_windows,
     }
     print(
         f"ingest: {n} paragraphs in {len(sources)} sources, embedder {embedder.model_id}, "
@@ -111,6 +141,10 @@ def main(argv: list[str] | None = None) -> dict[str, float] | None:
     print(f"  model load + first embed: {load_s:.1f} s")
     print(f"  cold cache: {cold:.2f} s  {n / cold:8.1f} paragraphs/s")
     print(f"  warm cache: {warm:.2f} s  {n / warm:8.1f} paragraphs/s  (x{cold / warm:.1f} faster)")
+    print(
+        f"  cold cache with {n_windows} window units ({args.windows} chars): {cold_windows:.2f} s  "
+        f"{n / cold_windows:8.1f} paragraphs/s  (x{cold_windows / cold:.2f} the time)"
+    )
     return result
 
 

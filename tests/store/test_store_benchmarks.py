@@ -46,7 +46,9 @@ def test_ingest_throughput_bench_runs(
     )
     assert result is not None and result["paragraphs"] == 12
     assert result["cold_pps"] > 0 and result["warm_pps"] > 0
-    assert "warm cache" in capsys.readouterr().out
+    assert result["windows"] > 0 and result["cold_windows_pps"] > 0
+    out = capsys.readouterr().out
+    assert "warm cache" in out and "window units" in out
 
 
 def test_ingest_throughput_bench_skips_without_data(
