@@ -98,9 +98,10 @@ def _check_search(query: Any, k: Any, mode: Any) -> None:
 
 
 def _check_ids(ids: Any) -> list[str]:
-    if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+    wanted = None if isinstance(ids, str | bytes) else list(ids)
+    if wanted is None or not all(isinstance(i, str) for i in wanted):
         raise ConfigError("ids must be a sequence of chunk id strings, e.g. ['book:0', 'book:1']")
-    return list(ids)
+    return wanted
 
 
 class StoreCore(ABC, Generic[ConnT]):
