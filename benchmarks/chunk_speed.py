@@ -19,7 +19,7 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jw_rag.chunkers import ParagraphChunker, SemanticChunker
@@ -68,12 +68,12 @@ def peers(size: int) -> dict[str, Callable[[str], int]]:
     return out
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench-data", type=Path, default=REPO.parent / "shared" / "bench-data")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--size", type=int, default=1500)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if not args.bench_data.is_dir():
         raise SystemExit(f"no benchmark data at {args.bench_data}: pass --bench-data PATH")
     docs = load_documents(args.bench_data)
