@@ -14,6 +14,7 @@ from jw_rag.chunkers import available_chunkers, get_chunker
 from jw_rag.chunkers.fakes import FakeChunker
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.embed import FakeEmbedder
+from jw_rag.errors import ConfigError
 from jw_rag.ingest.pipeline import content_hash
 from jw_rag.model import Document, Paragraph
 
@@ -140,3 +141,31 @@ def test_every_registered_chunker_states_its_identity() -> None:
         assert isinstance(chunker.version, str) and chunker.version
         params = chunker.params()
         assert isinstance(params, dict) and params, name
+
+
+#: Hashes the previous releases stored for ``DOC``: sources ingested with these
+#: chunkers are still recognised as unchanged, so an upgrade re-ingests nothing.
+STORED_HASHES = {
+    "paragraph": "3a744d99db0a1e24dcc07da4e6109302dcce40a6a8479534ac9f19982ea242db",
+    "semantic": "344cb5beafe29d86f45ed0dbf50c848cfdd3dadd53adb88c0d3f4635bc4722b5",
+    "structure": "918553df33934a8ccccab4e5a7775becbd35d1f1289eec7337ffaec413e090d5",
+    "page": "94cf33ed43a7c4294324c6c77df93c716346ae058265f90a08ce59e465d7e6b4",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORED_HASHES))
+def test_hashes_stored_by_earlier_ingests_still_hold(name: str) -> None:
+    assert content_hash(DOC, get_chunker(name)) == STORED_HASHES[name]
+
+
+def test_a_chunker_without_identity_is_refused_with_the_fix() -> None:
+    class Bare:
+        name = "bare"
+
+        def chunk(self, paragraphs, source_id, *, metadata=None):  # noqa: ANN001, ANN202
+            return []
+
+    with pytest.raises(
+        ConfigError, match="'bare' does not state its identity: give it a `version`"
+    ):
+        content_hash(DOC, Bare())  # type: ignore[arg-type]

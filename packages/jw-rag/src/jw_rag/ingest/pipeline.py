@@ -65,8 +65,11 @@ def resolve_chunker(chunker: ChunkerArg) -> Chunker:
 def content_hash(doc: Document, chunker: Chunker) -> str:
     """SHA-256 over the document's content and the chunker's identity (module docstring)."""
     h = hashlib.sha256()
+    ident = identity(chunker)
     header = {
-        "chunker": identity(chunker),
+        "chunker": ident["name"],
+        "version": ident["version"],
+        "params": ident["params"],
         "title": doc.title,
         "language": doc.language,
         "unit": doc.metadata.get("unit"),
