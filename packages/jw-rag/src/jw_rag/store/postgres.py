@@ -300,7 +300,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     def _touch_sources(self, conn: psycopg.Connection, source_ids: list[str]) -> None:
         conn.execute(
             "INSERT INTO jw_sources (source_id, content_hash) "
-            "SELECT unnest(%s::text[]), NULL::text "
+            "SELECT unnest(%s::text[]), NULL::text ORDER BY 1 "  # rows locked in one order
             "ON CONFLICT (source_id) DO UPDATE SET content_hash = NULL, ingested_at = now()",
             (source_ids,),
         )
