@@ -9,9 +9,7 @@ chunker gets the same documents; ours take the paragraph list, the peers the
 same text joined by blank lines. Reports MB/s (median of --repeat rounds; in
 each round every chunker chunks the whole corpus, one after the other) and
 each one's speed as a ratio to the fastest peer's (also paired: the median,
-over rounds, of the two times measured in the same round, with its range),
-and whether our hot modules
-run compiled (see the packages' ``setup.py``).
+over rounds, of the two times measured in the same round, with its range).
 Peers come from the `bench` extra (langchain-text-splitters, chonkie, semchunk).
 """
 
@@ -21,7 +19,7 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from jw_rag.chunkers import ParagraphChunker, SemanticChunker
@@ -70,24 +68,12 @@ def peers(size: int) -> dict[str, Callable[[str], int]]:
     return out
 
 
-def compiled_note() -> str:
-    """Whether the chunkers' hot modules run compiled (mypyc, and the C chunk
-    ids) or as Python."""
-    from jw_rag._compiled import hot_modules, is_compiled
-    from jw_rag.chunkers import _pieces
-
-    mods = hot_modules()
-    n = sum(1 for m in mods if is_compiled(m))
-    ids = "C" if _pieces._span_ids is not None else "hashlib"
-    return f"{n} of {len(mods)} hot modules compiled, chunk ids in {ids}"
-
-
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench-data", type=Path, default=REPO.parent / "shared" / "bench-data")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--size", type=int, default=1500)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if not args.bench_data.is_dir():
         raise SystemExit(f"no benchmark data at {args.bench_data}: pass --bench-data PATH")
     docs = load_documents(args.bench_data)
@@ -97,8 +83,12 @@ def main() -> None:
     ours: dict[str, Callable[[int], int]] = {}
     para = ParagraphChunker(max_chars=args.size)
     sem = SemanticChunker(max_chars=args.size)
-    ours["paragraph"] = lambda i: len(para.chunk(docs[i][1], f"d{i}", metadata={"language": docs[i][0]}))
-    ours["semantic"] = lambda i: len(sem.chunk(docs[i][1], f"d{i}", metadata={"language": docs[i][0]}))
+    ours["paragraph"] = lambda i: len(
+        para.chunk(docs[i][1], f"d{i}", metadata={"language": docs[i][0]})
+    )
+    ours["semantic"] = lambda i: len(
+        sem.chunk(docs[i][1], f"d{i}", metadata={"language": docs[i][0]})
+    )
     ours["semantic (detect language)"] = lambda i: len(sem.chunk(docs[i][1], f"d{i}"))
 
     candidates: dict[str, Callable[[int], int]] = dict(ours)
@@ -120,7 +110,7 @@ def main() -> None:
     fastest = max(peer_names, key=speeds.__getitem__, default=None)
     print(
         f"{len(docs)} documents, {mb:.2f} MB, median of {args.repeat} rounds, "
-        f"limit {args.size} chars; {compiled_note()}\n"
+        f"limit {args.size} chars\n"
     )
     print("| chunker | chunks | MB/s | x fastest peer | x fastest peer, per round [min, max] |")
     print("|---|---:|---:|---:|---|")
@@ -135,6 +125,7 @@ def main() -> None:
             f"| {name} | {counts[name]} | {speed:.1f} | {speed / speeds[fastest]:.2f} | "
             f"{statistics.median(ratios):.2f} [{ratios[0]:.2f}, {ratios[-1]:.2f}] |"
         )
+
 
 if __name__ == "__main__":
     main()

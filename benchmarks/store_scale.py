@@ -1,6 +1,7 @@
 """Store scale benchmark: ingest and query throughput of SQLiteStore and
 PostgresStore at large sizes, HNSW recall@10 against exact search, and p50/p95
-query latency per search mode.
+query latency per search mode, and the latency of ``stats()`` (median of
+five calls).
 
 Chunks are short random texts over a synthetic vocabulary with synthetic unit
 vectors (``--vectors``: topic clusters by default, or structureless random
@@ -160,6 +161,7 @@ def _measure(
     )
     out["filtered_p50_ms"] = p50
     out["size_mb"] = store.stats()["size_bytes"] / 1e6
+    out["stats_ms"], _, _ = _latencies(lambda _: store.stats(), ["stats"] * 5)
     out["queries_per_s"] = 1000 / float(out["dense_p50_ms"])
     return out
 
@@ -201,6 +203,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
         ("hybrid_p50_ms", "hybrid p50", "{:.1f}"),
         ("hybrid_p95_ms", "hybrid p95", "{:.1f}"),
         ("filtered_p50_ms", "filtered p50", "{:.1f}"),
+        ("stats_ms", "stats", "{:.1f}"),
         ("size_mb", "size MB", "{:,.0f}"),
     ]
     lines = [" | ".join(h for _, h, _ in cols), " | ".join("---" for _ in cols)]

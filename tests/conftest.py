@@ -59,21 +59,3 @@ def shared_bench() -> Path:
     if not SHARED_BENCH.is_dir():
         pytest.skip(f"needs the shared benchmark data at {SHARED_BENCH} (absent in this clone)")
     return SHARED_BENCH
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """Refuse to test a compiled module older than its source: the tests
-    would run yesterday's code while the edit goes untested."""
-    from jw_rag._compiled import hot_modules, is_compiled, source_of
-
-    for module in hot_modules():
-        if not is_compiled(module):
-            continue
-        source = source_of(module)
-        if source.exists() and source.stat().st_mtime > Path(str(module.__file__)).stat().st_mtime:
-            pytest.exit(
-                f"{module.__name__} is compiled from an older {source.name}: rebuild with "
-                "`uv sync --all-packages --frozen --reinstall-package jw-core "
-                "--reinstall-package jw-rag` (or run the tests through `uv run`)",
-                returncode=2,
-            )

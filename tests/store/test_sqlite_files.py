@@ -114,3 +114,13 @@ def test_default_store_is_under_jw_home(_isolated_home: Path) -> None:
     s = open_store(embedder=CountingEmbedder())
     assert Path(s.stats()["path"]) == _isolated_home / "store.sqlite"
     s.close()
+
+
+def test_vectors_of_another_embedder_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, embedder=CountingEmbedder(model_id="model-a")) as s:
+        s.add(make_chunks("s", 2))
+        assert set(s.vectors(iter(["s:0", "s:1"]))) == {"s:0", "s:1"}
+    with SQLiteStore(path, embedder=CountingEmbedder(model_id="model-b")) as s:
+        with pytest.raises(StoreError, match="'model-a'.*'model-b'"):
+            s.vectors(["s:0"])

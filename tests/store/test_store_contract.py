@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from store_helpers import CountingEmbedder, TableEmbedder, make_chunks
 
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import Store
 
@@ -251,3 +252,47 @@ def test_bad_chunks_are_rejected_before_writing(filled: Store) -> None:
     with pytest.raises(ConfigError, match="twice"):
         filled.add([CORPUS[0], CORPUS[0]])
     assert filled.stats()["chunks"] == len(CORPUS)
+
+
+def test_vectors_are_the_stored_embeddings_without_embedding_again(store_factory) -> None:
+    table = {"a": [3.0, 4.0, 0.0], "b": [0.0, 0.0, 2.0], "H\nc": [1.0, 1.0, 1.0]}
+    emb = TableEmbedder(table)
+    s = store_factory(embedder=emb)
+    s.add(
+        [
+            Chunk("x:a", "a", "x"),
+            Chunk("x:b", "b", "x"),
+            Chunk("x:c", "c", "x", {"embed_prefix": "H"}),
+        ]
+    )
+    emb.table = {}  # any embedding from here on would fail
+    got = s.vectors(["x:c", "missing", "x:a"])
+    assert list(got) == ["x:c", "x:a"]
+    np.testing.assert_array_equal(got["x:a"], np.asarray([0.6, 0.8, 0.0], dtype=np.float32))
+    np.testing.assert_allclose(got["x:c"], np.full(3, 1 / np.sqrt(3)), rtol=1e-6)
+    assert all(v.dtype == np.float32 and v.shape == (3,) for v in got.values())
+    assert s.vectors([]) == {}
+    s.delete_source("x")
+    assert s.vectors(["x:a"]) == {}
+    with pytest.raises(ConfigError, match="sequence of chunk id strings"):
+        s.vectors("x:a")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Chunk("n:1", "text with a \x00 inside", "n"),
+        Chunk("n:1", "clean text", "n", {"heading": "bad\x00heading"}),
+    ],
+)
+def test_nul_characters_are_refused_alike_by_every_backend(filled: Store, bad: Chunk) -> None:
+    with pytest.raises(StoreError, match=r"'n:1' contains a NUL character .*: remove") as err:
+        filled.add([bad])
+    assert "\n" not in str(err.value)
+    with pytest.raises(StoreError, match="NUL"):
+        filled.replace_source("n", [bad])
+    with pytest.raises(StoreError, match="NUL"):
+        filled.add_parents([bad])
+    with pytest.raises(StoreError, match="NUL"):
+        filled.replace_source("n", [], source_metadata={"title": "a\x00b"})
+    assert filled.stats()["chunks"] == len(CORPUS) and filled.get_source("n") is None

@@ -33,6 +33,6 @@ def test_store_scale_bench_runs(
     assert postgres["recall10"] >= 0.8 and bulk["recall10"] >= 0.8
     for r in rows:
         assert r["ingest_cps"] > 0 and r["dense_p95_ms"] >= r["dense_p50_ms"] > 0
-        assert r["hybrid_p50_ms"] > 0 and r["filtered_p50_ms"] > 0
+        assert r["hybrid_p50_ms"] > 0 and r["filtered_p50_ms"] > 0 and r["stats_ms"] > 0
     out = capsys.readouterr().out
-    assert "recall@10" in out and "hybrid p95" in out
+    assert "recall@10" in out and "hybrid p95" in out and "| stats" in out

@@ -160,11 +160,6 @@ def resolve_text_language(
     return detect_language(" ".join(sample)[:1000]) if sample else None
 
 
-try:  # the same ids from C, when the package was built with a compiler
-    from jw_rag._chunk_ids import span_ids as _span_ids
-except ImportError:  # pragma: no cover - depends on the build
-    _span_ids = None
-
 #: A chunk-to-be without object overhead: ``(start_para, start_char,
 #: end_para, end_char, extra)``, ``extra`` being merged into the metadata
 #: (read only: chunkers may share one dict between several spans).
@@ -232,9 +227,6 @@ def build_raw_chunks(
     id_prefix = f"{source_id}\x1f{chunker}\x1f"
     id_head = f"{source_id}:" if source_id else ""
     sha1 = hashlib.sha1
-    ids: list[str] | None = None
-    if _span_ids is not None and pieces:
-        ids = _span_ids(id_prefix.encode(), id_head, pieces)
     chunks: list[Chunk] = []
     append = chunks.append
     prev: dict[str, Any] | None = None
@@ -308,10 +300,7 @@ def build_raw_chunks(
             meta["heading_path"] = list(heading_path)
         if base is None:
             meta.update(extra or {})
-        if ids is not None:
-            chunk_id = ids[index]
-        else:
-            chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
+        chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
         meta["prev_id"] = prev_id
         if prev is not None:
             prev["next_id"] = chunk_id

@@ -1,5 +1,4 @@
-"""The loops that decide where chunks start and end (compiled with mypyc when
-the package is built with a C compiler; see ``setup.py``).
+"""The loops that decide where chunks start and end.
 
 Each takes a document's paragraph texts and returns raw pieces
 (:data:`~jw_rag.chunkers._pieces.RawPiece`): the paragraph rules

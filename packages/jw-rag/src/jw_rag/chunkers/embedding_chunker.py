@@ -157,6 +157,17 @@ class EmbeddingChunker:
             f"max_chars={self.max_chars})"
         )
 
+    def params(self) -> dict[str, Any]:
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`);
+        the embedder counts by its ``model_id`` (creating the default one loads no model)."""
+        return {
+            "embedder": self.embedder.model_id,
+            "window": self.window,
+            "top_percent": self.top_percent,
+            "min_chars": self.min_chars,
+            "max_chars": self.max_chars,
+        }
+
     @property
     def embedder(self) -> Embedder:
         """The embedder, built from its name (or the default) on first use."""

@@ -29,6 +29,10 @@ class FakeChunker:
         self.language = language
         self.calls: list[str] = []
 
+    def params(self) -> dict[str, Any]:
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
+        return {"group": self.group, "language": self.language}
+
     def chunk(
         self,
         paragraphs: ParagraphInput,

@@ -46,6 +46,7 @@ from typing import Any
 
 from jw_rag.chunkers._pieces import Piece, build_chunks
 from jw_rag.chunkers.chunk_cache import DEFAULT_MAX_BYTES, ChunkCache, cache_key
+from jw_rag.chunkers.protocol import identity
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.errors import ConfigError, GenerationError, MissingDependencyError
 from jw_rag.model import (
@@ -289,7 +290,20 @@ class LLMChunker:
         return self.semantic.cap
 
     def params(self) -> dict[str, Any]:
-        """The parameters that shape the answer (part of the cache key)."""
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`):
+        the semantic chunker's identity, the model, the prompt and its limits.
+        Cache options and how the model is reached (``provider_options``) do not."""
+        return {
+            "semantic": identity(self.semantic),
+            "provider": str(self.provider.provider_id),
+            "model": str(self.provider.model),
+            "prompt_version": PROMPT_VERSION,
+            "max_prompt_chars": self.max_prompt_chars,
+            "strict": self.strict,
+        }
+
+    def _answer_params(self) -> dict[str, Any]:
+        """The parameters that shape a provider's answer (part of the cache key)."""
         s = self.semantic
         return {
             "chunker_version": self.version,
@@ -361,7 +375,7 @@ class LLMChunker:
             provider_id=str(self.provider.provider_id),
             model=str(self.provider.model),
             prompt_version=PROMPT_VERSION,
-            params=self.params(),
+            params=self._answer_params(),
             language=language,
         )
         windows = self._windows(texts)
@@ -449,7 +463,7 @@ class LLMChunker:
             "provider_id": self.provider.provider_id,
             "model": self.provider.model,
             "prompt_version": PROMPT_VERSION,
-            "params": self.params(),
+            "params": self._answer_params(),
             "answers": answers,
             "actions": actions,
         }

@@ -86,6 +86,15 @@ class PageChunker:
         self.overlap = overlap
         self.overlap_chars = overlap_chars
 
+    def params(self) -> dict[str, Any]:
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
+        return {
+            "max_chars": self.max_chars,
+            "min_chars": self.min_chars,
+            "overlap": self.overlap,
+            "overlap_chars": self.overlap_chars,
+        }
+
     def __repr__(self) -> str:
         return (
             f"PageChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "

@@ -83,6 +83,10 @@ class ParagraphChunker:
         self.max_chars = max_chars
         self.min_chars = min_chars
 
+    def params(self) -> dict[str, Any]:
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
+        return {"max_chars": self.max_chars, "min_chars": self.min_chars}
+
     def chunk(
         self,
         paragraphs: ParagraphInput,

@@ -18,7 +18,7 @@ from bisect import bisect_right
 from collections.abc import Mapping
 from typing import Any
 
-from jw_rag.chunkers.protocol import Chunker
+from jw_rag.chunkers.protocol import Chunker, identity
 from jw_rag.model import Chunk, ParagraphInput, as_paragraphs
 
 __all__ = ["ParentChildChunker", "source_hash"]
@@ -67,6 +67,10 @@ class ParentChildChunker:
             child_options = {"max_chars": 1000}
         self.parent = _resolve(parent, parent_options)
         self.child = _resolve(child, child_options)
+
+    def params(self) -> dict[str, Any]:
+        """The identities of both parts (see :func:`~jw_rag.chunkers.protocol.identity`)."""
+        return {"parent": identity(self.parent), "child": identity(self.child)}
 
     def __repr__(self) -> str:
         return f"ParentChildChunker(parent={self.parent!r}, child={self.child!r})"

@@ -126,6 +126,17 @@ class SemanticChunker:
         self.target_chars = target_chars
         self.markers_path = markers_path
 
+    def params(self) -> dict[str, Any]:
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
+        return {
+            "max_chars": self.max_chars,
+            "min_chars": self.min_chars,
+            "overflow": self.overflow,
+            "max_continuations": self.max_continuations,
+            "target_chars": self.target_chars,
+            "markers_path": None if self.markers_path is None else str(self.markers_path),
+        }
+
     @property
     def cap(self) -> int:
         """The hard maximum chunk size: ``max_chars * (1 + overflow)``."""

@@ -113,6 +113,15 @@ class StructureChunker:
         self.prefix_headings = prefix_headings
         self.separator = separator
 
+    def params(self) -> dict[str, Any]:
+        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
+        return {
+            "max_chars": self.max_chars,
+            "min_chars": self.min_chars,
+            "prefix_headings": self.prefix_headings,
+            "separator": self.separator,
+        }
+
     def __repr__(self) -> str:
         return (
             f"StructureChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "

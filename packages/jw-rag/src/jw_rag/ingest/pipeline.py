@@ -4,7 +4,7 @@ Everything that can fail (reading, parsing, chunking) happens before the store
 is touched, so a bad source never changes what is stored.
 
 The content hash covers every paragraph (text, id, page, heading path, kind),
-the title and language, and the chunker's name, version and parameters: re-
+the title and language, and the chunker's identity (name, version, ``params()``): re-
 ingesting an unchanged source with the same chunker is skipped by the store.
 """
 
@@ -17,6 +17,7 @@ from typing import Any
 
 from jw_core import detect_language, normalize_language
 from jw_rag.chunkers import Chunker, get_chunker
+from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store.protocol import Store
@@ -62,21 +63,14 @@ def resolve_chunker(chunker: ChunkerArg) -> Chunker:
     return chunker
 
 
-def _chunker_params(chunker: Chunker) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for key, value in sorted(getattr(chunker, "__dict__", {}).items()):
-        if not key.startswith("_") and isinstance(value, str | int | float | bool | type(None)):
-            params[key] = value
-    return params
-
-
 def content_hash(doc: Document, chunker: Chunker) -> str:
     """SHA-256 over the document's content and the chunker's identity (module docstring)."""
     h = hashlib.sha256()
+    ident = identity(chunker)
     header = {
-        "chunker": chunker.name,
-        "version": str(getattr(chunker, "version", "")),
-        "params": _chunker_params(chunker),
+        "chunker": ident["name"],
+        "version": ident["version"],
+        "params": ident["params"],
         "title": doc.title,
         "language": doc.language,
         "unit": doc.metadata.get("unit"),

@@ -1,15 +1,16 @@
-"""Search filters, parsed once into a SQL condition over the ``chunks`` table."""
+"""Search filters, validated once and rendered as a SQL condition by each backend's dialect."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from jw_core import normalize_language
 from jw_rag.errors import ConfigError
 
-__all__ = ["FILTER_KEYS", "SqlFilter", "parse_filters"]
+__all__ = ["FILTER_KEYS", "Clause", "SqlFilter", "build_filter", "parse_filters"]
 
 #: Filter keys every store accepts; values are a scalar or a list of accepted values.
 FILTER_KEYS: tuple[str, ...] = ("source_id", "language", "chunker", "page")
@@ -44,15 +45,24 @@ def _values(key: str, value: Any) -> list[Any]:
     return values
 
 
-def parse_filters(filters: Mapping[str, Any] | None) -> SqlFilter:
-    """Validate ``filters`` and turn them into a SQL condition; unknown keys are rejected."""
+#: Renders one filter key as SQL: ``clause(key, values, names)`` -> the condition
+#: and its parameters (``names`` yields fresh placeholder names for dialects
+#: with named parameters).
+Clause = Callable[[str, list[Any], Iterator[str]], tuple[str, list[Any]]]
+
+
+def build_filter(filters: Mapping[str, Any] | None, clause: Clause, true: str) -> SqlFilter:
+    """Validate ``filters`` (unknown keys and wrong value types are rejected)
+    and join ``clause``'s condition for each key; ``true`` is the dialect's
+    always-true condition."""
     if not filters:
-        return SqlFilter()
+        return SqlFilter(true)
     unknown = sorted(set(filters) - set(FILTER_KEYS))
     if unknown:
         raise ConfigError(
             f"unknown search filter {', '.join(map(repr, unknown))}: use {', '.join(FILTER_KEYS)}"
         )
+    names = (f"f{i}" for i in itertools.count())
     clauses: list[str] = []
     params: list[Any] = []
     empty = False
@@ -63,13 +73,23 @@ def parse_filters(filters: Mapping[str, Any] | None) -> SqlFilter:
         if not values:
             empty = True
             continue
-        marks = ", ".join("?" * len(values))
-        if key == "page":
-            clauses.append(
-                "EXISTS (SELECT 1 FROM json_each(c.metadata, '$.pages') AS p "
-                f"WHERE p.value IN ({marks}))"
-            )
-        else:
-            clauses.append(f"c.{key} IN ({marks})")
-        params.extend(values)
-    return SqlFilter(" AND ".join(clauses) or "1", tuple(params), empty)
+        sql, bound = clause(key, values, names)
+        clauses.append(sql)
+        params.extend(bound)
+    return SqlFilter(" AND ".join(clauses) or true, tuple(params), empty)
+
+
+def _sqlite_clause(key: str, values: list[Any], names: Iterator[str]) -> tuple[str, list[Any]]:
+    marks = ", ".join("?" * len(values))
+    if key == "page":
+        return (
+            "EXISTS (SELECT 1 FROM json_each(c.metadata, '$.pages') AS p "
+            f"WHERE p.value IN ({marks}))",
+            values,
+        )
+    return f"c.{key} IN ({marks})", values
+
+
+def parse_filters(filters: Mapping[str, Any] | None) -> SqlFilter:
+    """``filters`` as a SQLite condition on alias ``c`` with ``?`` parameters."""
+    return build_filter(filters, _sqlite_clause, "1")

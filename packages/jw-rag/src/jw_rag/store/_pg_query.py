@@ -4,54 +4,33 @@ pgvector text form of a vector."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language
-from jw_rag.errors import ConfigError
-from jw_rag.store._filters import FILTER_KEYS, SqlFilter, _values
+from jw_rag.store._filters import SqlFilter, build_filter
 from jw_rag.store._pg_schema import ts_config
 
 __all__ = ["TSQUERY_SQL", "pg_filters", "query_configs", "vector_literal"]
 
 
+def _pg_clause(key: str, values: list[Any], names: Iterator[str]) -> tuple[str, list[Any]]:
+    if key == "page":  # JSONB containment, served by the jsonb_path_ops index
+        named = [(next(names), f"[{int(v)}]") for v in values]
+        sql = " OR ".join(f"c.metadata -> 'pages' @> %({n})s::jsonb" for n, _ in named)
+        return f"({sql})", named
+    name = next(names)
+    return f"c.{key} = ANY(%({name})s)", [(name, values)]
+
+
 def pg_filters(filters: Mapping[str, Any] | None) -> SqlFilter:
-    """Validate ``filters`` (the same keys and values as every store) and turn
-    them into a condition on alias ``c``; ``params`` holds ``(name, value)``
-    pairs for its ``%(name)s`` placeholders."""
-    if not filters:
-        return SqlFilter("TRUE")
-    names = (f"f{i}" for i in range(1_000_000))
-    unknown = sorted(set(filters) - set(FILTER_KEYS))
-    if unknown:
-        raise ConfigError(
-            f"unknown search filter {', '.join(map(repr, unknown))}: use {', '.join(FILTER_KEYS)}"
-        )
-    clauses: list[str] = []
-    params: list[Any] = []
-    empty = False
-    for key in FILTER_KEYS:
-        if key not in filters:
-            continue
-        values = _values(key, filters[key])
-        if not values:
-            empty = True
-        elif key == "page":  # JSONB containment, served by the jsonb_path_ops index
-            named = [(next(names), f"[{int(v)}]") for v in values]
-            clauses.append(
-                "("
-                + " OR ".join(f"c.metadata -> 'pages' @> %({n})s::jsonb" for n, _ in named)
-                + ")"
-            )
-            params.extend(named)
-        else:
-            name = next(names)
-            clauses.append(f"c.{key} = ANY(%({name})s)")
-            params.append((name, values))
-    return SqlFilter(" AND ".join(clauses) or "TRUE", tuple(params), empty)
+    """``filters`` (the same keys and values as every store) as a condition on
+    alias ``c``; ``params`` holds ``(name, value)`` pairs for its ``%(name)s``
+    placeholders."""
+    return build_filter(filters, _pg_clause, "TRUE")
 
 
 def query_configs(query: str) -> list[str]:

@@ -19,6 +19,7 @@ import unicodedata
 import psycopg
 
 from jw_rag.errors import StoreError
+from jw_rag.store._version import is_current
 
 __all__ = ["LOCK_SCHEMA", "SCHEMA_VERSION", "TS_CONFIGS", "prepare", "ts_config"]
 
@@ -129,12 +130,7 @@ def prepare(conn: psycopg.Connection, where: str) -> int:
     """Check the database, then apply pending migrations in one transaction
     (serialised between processes by an advisory lock); returns the version."""
     version = _current_version(conn, where)
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{where} uses store schema {version} but this jw-rag knows up to "
-            f"{SCHEMA_VERSION}: upgrade jw-rag to open it"
-        )
-    if version == SCHEMA_VERSION:
+    if is_current(version, SCHEMA_VERSION, where):
         return version
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_SCHEMA,))

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jw_core import normalize_language
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
-from jw_rag.store._tokens import analyse
 
 __all__ = [
     "ChunkRow",
+    "check_source_metadata",
     "check_unique",
     "decode_chunk",
     "dump_metadata",
@@ -41,19 +41,19 @@ def dump_metadata(chunk: Chunk) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ChunkRow:
-    """One chunk ready to insert: its column values, embedding input and FTS tokens."""
+    """One chunk ready to insert: its column values and its embedding input."""
 
     chunk: Chunk
     ord: int
     metadata_json: str
     language: str | None
     embed_input: str
-    tokens: str
 
-    def columns(self, rowid: int) -> tuple[Any, ...]:
+    def fields(self) -> tuple[Any, ...]:
+        """``id, source_id, ord, text, metadata, language, chunker,
+        chunker_version, parent_id``: the columns every backend stores."""
         m = self.chunk.metadata
         return (
-            rowid,
             self.chunk.id,
             self.chunk.source_id,
             self.ord,
@@ -70,7 +70,17 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _check_chunk(chunk: Any) -> Chunk:
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+def _check_chunk(chunk: Any, what: str) -> Chunk:
     if not isinstance(chunk, Chunk):
         raise ConfigError(f"stores take Chunk objects, got {type(chunk).__name__}")
     if not isinstance(chunk.id, str) or not chunk.id:
@@ -79,13 +89,29 @@ def _check_chunk(chunk: Any) -> Chunk:
         raise ConfigError(f"chunk {chunk.id!r}: text and source_id must be strings")
     if not isinstance(chunk.metadata, dict):
         raise ConfigError(f"chunk {chunk.id!r}: metadata must be a dict")
+    if _has_nul((chunk.id, chunk.source_id, chunk.text, chunk.metadata)):
+        raise StoreError(
+            f"{what} {chunk.id!r} contains a NUL character (\\x00), which no store keeps: "
+            "remove control characters from its text, ids and metadata before storing it"
+        )
     return chunk
 
 
+def check_source_metadata(source_id: str, metadata: Mapping[str, Any] | None) -> str:
+    """``metadata`` of ``source_id`` as JSON, refused when no store could keep it."""
+    if _has_nul((source_id, metadata)):
+        raise StoreError(
+            f"source {source_id!r} has a NUL character (\\x00) in its id or metadata, "
+            "which no store keeps: remove control characters before storing it"
+        )
+    return json.dumps(dict(metadata or {}), ensure_ascii=False, sort_keys=True)
+
+
 def check_unique(chunks: Sequence[Chunk], what: str = "chunk") -> None:
+    """Check every chunk (type, fields, no NUL) and that no id appears twice."""
     seen: set[str] = set()
     for c in chunks:
-        _check_chunk(c)
+        _check_chunk(c, what)
         if c.id in seen:
             raise ConfigError(f"{what} id {c.id!r} appears twice in one call: ids must be unique")
         seen.add(c.id)
@@ -96,17 +122,14 @@ def encode_chunks(chunks: Sequence[Chunk]) -> list[ChunkRow]:
     check_unique(chunks)
     rows: list[ChunkRow] = []
     for position, c in enumerate(chunks):
-        lang = normalize_language(_opt_str(c.metadata.get("language")))
         ord_ = c.metadata.get("chunk_index")
-        text = embed_text(c)
         rows.append(
             ChunkRow(
                 chunk=c,
                 ord=ord_ if isinstance(ord_, int) and not isinstance(ord_, bool) else position,
                 metadata_json=dump_metadata(c),
-                language=lang,
-                embed_input=text,
-                tokens=analyse(text, lang),
+                language=normalize_language(_opt_str(c.metadata.get("language"))),
+                embed_input=embed_text(c),
             )
         )
     return rows

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from jw_rag.errors import StoreError
+from jw_rag.store._version import is_current
 
 __all__ = ["SCHEMA_VERSION", "prepare"]
 
@@ -92,12 +93,7 @@ def prepare(conn: sqlite3.Connection, path: Path) -> int:
     older (or current) version of this store.
     """
     version = _current_version(conn, path)
-    if version > SCHEMA_VERSION:
-        raise StoreError(
-            f"{path} uses store schema {version} but this jw-rag knows up to "
-            f"{SCHEMA_VERSION}: upgrade jw-rag to open it"
-        )
-    if version == SCHEMA_VERSION:
+    if is_current(version, SCHEMA_VERSION, path):
         return version
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -13,22 +13,21 @@ sources ingest in parallel from any number of processes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
-from jw_rag.errors import ConfigError, EmbeddingError, MissingDependencyError, StoreError
+from jw_rag.errors import ConfigError, MissingDependencyError, StoreError
 from jw_rag.model import Chunk
+from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._filters import SqlFilter
-from jw_rag.store._fusion import reciprocal_rank_fusion
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
-from jw_rag.store._rows import ChunkRow, check_unique, dump_metadata, encode_chunks
-from jw_rag.store.protocol import SearchHit, SearchMode
+from jw_rag.store._rows import ChunkRow, dump_metadata
 
 try:
     import psycopg
@@ -55,8 +54,6 @@ __all__ = [
 
 #: Connections kept per store object (threads of one process share them).
 DEFAULT_POOL_SIZE = 4
-#: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
-HYBRID_DEPTH = 50
 #: pgvector's HNSW index takes vectors up to this dimension; larger ones are searched exactly.
 HNSW_MAX_DIM = 2000
 #: How much memory :meth:`PostgresStore.build_index` gives PostgreSQL to build
@@ -71,15 +68,11 @@ EXACT_BELOW = 5000
 DEFAULT_EF_SEARCH = 40
 _EF_SEARCH_MAX = 1000  # pgvector's upper bound for hnsw.ef_search
 _BATCH = 1000
-_MODES = ("dense", "bm25", "hybrid")
+_SOURCE_SQL = source_sql("jw_", "%s")
 _COLUMNS = (
     "id, source_id, ord, text, metadata, language, chunker, chunker_version, parent_id, "
     "ts_config, embedding"
 )
-
-
-class _Unchanged(Exception):
-    """Raised inside a write transaction to roll it back as a no-op."""
 
 
 def describe_dsn(dsn: str) -> str:
@@ -102,7 +95,7 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-class PostgresStore:
+class PostgresStore(StoreCore[psycopg.Connection]):
     """A :class:`~jw_rag.store.protocol.Store` in a PostgreSQL database with pgvector.
 
     ``dsn`` is a libpq connection string or ``postgresql://`` URL. The schema
@@ -132,9 +125,9 @@ class PostgresStore:
             raise ConfigError(
                 f"ef_search must be an integer from 1 to {_EF_SEARCH_MAX}, got {ef_search!r}"
             )
+        super().__init__(embedder)
         self.ef_search = ef_search
-        self.where = describe_dsn(dsn)
-        self._embedder = embedder
+        self.where = self._label = describe_dsn(dsn)
         kwargs = {"autocommit": True, "connect_timeout": connect_timeout}
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
@@ -155,27 +148,10 @@ class PostgresStore:
         )
         self._defer_index = False
 
-    # -- connection ---------------------------------------------------------
+    # -- connection and transactions -----------------------------------------
 
     def close(self) -> None:
         self._pool.close()
-
-    def __enter__(self) -> PostgresStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"PostgresStore({self.where!r})"
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from jw_rag.embed import get_embedder
-
-            self._embedder = get_embedder()
-        return self._embedder
 
     @contextmanager
     def _conn(self, write: bool = False) -> Iterator[psycopg.Connection]:
@@ -193,40 +169,37 @@ class PostgresStore:
                 "check the server and retry"
             ) from None
 
-    @staticmethod
-    def _meta(conn: psycopg.Connection) -> dict[str, str]:
+    def _reading(self) -> AbstractContextManager[psycopg.Connection]:
+        return self._conn()
+
+    def _writing(self) -> AbstractContextManager[psycopg.Connection]:
+        return self._conn(write=True)
+
+    def _meta(self, conn: psycopg.Connection) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM jw_meta").fetchall())
 
-    # -- embedding ----------------------------------------------------------
+    def _has_vectors(self, conn: psycopg.Connection) -> bool:
+        row = conn.execute("SELECT 1 FROM jw_chunks WHERE embedding IS NOT NULL LIMIT 1")
+        return row.fetchone() is not None
 
-    def _model_error(self, stored: str, wanted: str) -> StoreError:
-        return StoreError(
-            f"store {self.where} holds vectors from embedder '{stored}' but the embedder in "
-            f"use is '{wanted}': open it with the '{stored}' embedder or rebuild it into a "
-            "new store"
-        )
+    # -- the vector column ----------------------------------------------------
 
-    def _check_model(self, conn: psycopg.Connection, embedder: Embedder) -> bool:
-        """Raise when vectors of another model are stored; ``True`` when the
-        vector column already has this embedder's model and dimension."""
+    def _column_ready(self, conn: psycopg.Connection, embedder: Embedder) -> bool:
+        """Whether the vector column already has this embedder's model and
+        dimension (raises when it holds vectors of another model)."""
         meta = self._meta(conn)
-        stored = meta.get("model_id")
-        if stored == embedder.model_id and meta.get("dim") == str(embedder.dim):
+        if meta.get("model_id") == embedder.model_id and meta.get("dim") == str(embedder.dim):
             return True
-        if stored is not None and stored != embedder.model_id:
-            if conn.execute(
-                "SELECT 1 FROM jw_chunks WHERE embedding IS NOT NULL LIMIT 1"
-            ).fetchone():
-                raise self._model_error(stored, embedder.model_id)
+        self._check_model(conn)
         return False
 
     def _fix_dimension(self, conn: psycopg.Connection, embedder: Embedder) -> None:
         """Give the vector column the embedder's dimension (first write, or a
         store whose vectors were all deleted), serialised by an advisory lock."""
-        if self._check_model(conn, embedder):
+        if self._column_ready(conn, embedder):
             return
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
-        if self._check_model(conn, embedder):  # another process did it meanwhile
+        if self._column_ready(conn, embedder):  # another process did it meanwhile
             return
         dim = int(embedder.dim)
         conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
@@ -282,53 +255,13 @@ class PostgresStore:
             self._defer_index = False
             self.build_index(memory=memory)
 
-    def _embed(self, texts: list[str]) -> Vectors:
-        embedder = self.embedder
-        if not texts:
-            return np.zeros((0, embedder.dim), dtype=np.float32)
-        vectors = np.ascontiguousarray(embedder.embed(texts), dtype=np.float32)
-        if vectors.shape != (len(texts), embedder.dim):
-            raise EmbeddingError(
-                f"embedder '{embedder.model_id}' returned shape {vectors.shape} for "
-                f"{len(texts)} texts (expected dim {embedder.dim}): fix the embedder"
-            )
-        return vectors
-
-    def _prepare_rows(self, chunks: Sequence[Chunk]) -> tuple[list[ChunkRow], Vectors]:
-        rows = encode_chunks(chunks)
-        for r in rows:
-            if "\x00" in r.chunk.text or "\\u0000" in r.metadata_json:
-                raise ConfigError(
-                    f"chunk {r.chunk.id!r} contains a NUL character, which PostgreSQL "
-                    "cannot store: remove it from the text and metadata"
-                )
-        if rows:
-            with self._conn() as conn:
-                self._check_model(conn, self.embedder)
-        return rows, self._embed([r.embed_input for r in rows])
-
     # -- writing ------------------------------------------------------------
 
     def _copy_batch(self, cur: psycopg.Cursor, rows: Sequence[ChunkRow], vectors: Vectors) -> None:
         """Stream one batch of rows into the transaction's staging table."""
         with cur.copy(f"COPY jw_stage ({_COLUMNS}) FROM STDIN") as copy:
             for r, v in zip(rows, vectors, strict=True):
-                m = r.chunk.metadata
-                copy.write_row(
-                    (
-                        r.chunk.id,
-                        r.chunk.source_id,
-                        r.ord,
-                        r.chunk.text,
-                        r.metadata_json,
-                        r.language,
-                        _opt_str(m.get("chunker")),
-                        _opt_str(m.get("chunker_version")),
-                        _opt_str(m.get("parent_id")),
-                        ts_config(r.language),
-                        vector_literal(v),
-                    )
-                )
+                copy.write_row((*r.fields(), ts_config(r.language), vector_literal(v)))
 
     def _insert_rows(
         self, conn: psycopg.Connection, rows: list[ChunkRow], vectors: Vectors
@@ -353,8 +286,7 @@ class PostgresStore:
             f"ON CONFLICT (id) DO UPDATE SET {updates}"
         )
 
-    @staticmethod
-    def _write_parents(conn: psycopg.Connection, parents: Sequence[Chunk]) -> None:
+    def _write_parents(self, conn: psycopg.Connection, parents: Sequence[Chunk]) -> None:
         if not parents:
             return
         with conn.cursor() as cur:
@@ -365,23 +297,17 @@ class PostgresStore:
                 [(p.id, p.source_id, p.text, dump_metadata(p)) for p in parents],
             )
 
-    def add(self, chunks: Sequence[Chunk]) -> int:
-        """Add (or overwrite, by id) ``chunks``; returns how many were written."""
-        rows, vectors = self._prepare_rows(chunks)
-        if not rows:
-            return 0
-        with self._conn(write=True) as conn:
-            self._insert_rows(conn, rows, vectors)
-            # Sources that ``add`` wrote to: their content hash no longer holds.
-            conn.execute(
-                "INSERT INTO jw_sources (source_id, content_hash) "
-                "SELECT DISTINCT unnest(%s::text[]), NULL::text ORDER BY 1 "
-                "ON CONFLICT (source_id) DO UPDATE SET content_hash = NULL, ingested_at = now()",
-                (sorted({r.chunk.source_id for r in rows}),),
-            )
-        return len(rows)
+    def _touch_sources(self, conn: psycopg.Connection, source_ids: list[str]) -> None:
+        conn.execute(
+            "INSERT INTO jw_sources (source_id, content_hash) "
+            "SELECT unnest(%s::text[]), NULL::text ORDER BY 1 "  # rows locked in one order
+            "ON CONFLICT (source_id) DO UPDATE SET content_hash = NULL, ingested_at = now()",
+            (source_ids,),
+        )
 
-    def _stored_hash(self, conn: psycopg.Connection, source_id: str, lock: bool) -> str | None:
+    def _stored_hash(
+        self, conn: psycopg.Connection, source_id: str, lock: bool = False
+    ) -> str | None:
         row = conn.execute(
             "SELECT content_hash FROM jw_sources WHERE source_id = %s"
             + (" FOR UPDATE" if lock else ""),
@@ -389,132 +315,75 @@ class PostgresStore:
         ).fetchone()
         return None if row is None else row[0]
 
-    def replace_source(
-        self,
-        source_id: str,
-        chunks: Sequence[Chunk],
-        *,
-        content_hash: str | None = None,
-        parents: Sequence[Chunk] = (),
-        source_metadata: Mapping[str, Any] | None = None,
-    ) -> bool:
-        """Atomically replace every chunk and parent of ``source_id`` (one
-        transaction holding the source's row lock, so concurrent re-ingests of
-        one source run one after the other).
+    def _claim_source(
+        self, conn: psycopg.Connection, source_id: str, rows: Sequence[ChunkRow]
+    ) -> str | None:
+        """Take the source's row lock, so concurrent re-ingests of one source
+        run one after the other (the vector column is fixed first, before any
+        row lock is held)."""
+        if rows:
+            self._fix_dimension(conn, self.embedder)
+        conn.execute(
+            "INSERT INTO jw_sources (source_id) VALUES (%s) ON CONFLICT DO NOTHING", (source_id,)
+        )
+        return self._stored_hash(conn, source_id, lock=True)
 
-        Returns ``False`` and writes nothing when ``content_hash`` equals the
-        hash stored by the previous ingest of that source.
-        """
-        for c in [*chunks, *parents]:
-            if getattr(c, "source_id", None) != source_id:
-                raise ConfigError(
-                    f"chunk {getattr(c, 'id', c)!r} belongs to source "
-                    f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
-                )
-        check_unique(parents, "parent")
-        meta_json = json.dumps(dict(source_metadata or {}), ensure_ascii=False, sort_keys=True)
-        if content_hash is not None:
-            with self._conn() as conn:
-                if self._stored_hash(conn, source_id, lock=False) == content_hash:
-                    return False
-        rows, vectors = self._prepare_rows(chunks)
-        try:
-            with self._conn(write=True) as conn:
-                if rows:
-                    self._fix_dimension(conn, self.embedder)  # before any row lock is taken
-                conn.execute(
-                    "INSERT INTO jw_sources (source_id) VALUES (%s) ON CONFLICT DO NOTHING",
-                    (source_id,),
-                )
-                stored = self._stored_hash(conn, source_id, lock=True)
-                if content_hash is not None and stored == content_hash:
-                    raise _Unchanged  # another process ingested it meanwhile: roll back
-                self._delete_source_rows(conn, source_id)
-                self._insert_rows(conn, rows, vectors)
-                self._write_parents(conn, parents)
-                conn.execute(
-                    "UPDATE jw_sources SET content_hash = %s, metadata = %s::jsonb, "
-                    "ingested_at = now() WHERE source_id = %s",
-                    (content_hash, meta_json, source_id),
-                )
-        except _Unchanged:
-            return False
-        return True
+    def _record_source(
+        self, conn: psycopg.Connection, source_id: str, content_hash: str | None, metadata_json: str
+    ) -> None:
+        conn.execute(
+            "UPDATE jw_sources SET content_hash = %s, metadata = %s::jsonb, "
+            "ingested_at = now() WHERE source_id = %s",
+            (content_hash, metadata_json, source_id),
+        )
 
-    @staticmethod
-    def _delete_source_rows(conn: psycopg.Connection, source_id: str) -> int:
+    def _delete_source_rows(self, conn: psycopg.Connection, source_id: str) -> int:
         n = conn.execute("DELETE FROM jw_chunks WHERE source_id = %s", (source_id,)).rowcount
         conn.execute("DELETE FROM jw_parents WHERE source_id = %s", (source_id,))
         return n
 
-    def delete_source(self, source_id: str) -> int:
-        """Remove a source's chunks, vectors, index entries and parents; returns the chunk count."""
-        with self._conn(write=True) as conn:
-            n = self._delete_source_rows(conn, source_id)
-            conn.execute("DELETE FROM jw_sources WHERE source_id = %s", (source_id,))
-        return n
-
-    def add_parents(self, parents: Sequence[Chunk]) -> int:
-        """Store parent chunks (kept by id, never embedded or searched)."""
-        check_unique(parents, "parent")
-        for p in parents:
-            dump_metadata(p)
-        if not parents:
-            return 0
-        with self._conn(write=True) as conn:
-            self._write_parents(conn, parents)
-        return len(parents)
+    def _forget_source(self, conn: psycopg.Connection, source_id: str) -> None:
+        conn.execute("DELETE FROM jw_sources WHERE source_id = %s", (source_id,))
 
     # -- reading ------------------------------------------------------------
 
-    def _fetch(self, table: str, ids: Sequence[str]) -> list[Chunk]:
-        if not ids:
-            return []
-        with self._conn() as conn:
-            rows = conn.execute(
-                f"SELECT id, source_id, text, metadata FROM {table} WHERE id = ANY(%s)",
-                (list(ids),),
-            ).fetchall()
-        by_id = {r[0]: Chunk(id=r[0], text=r[2], source_id=r[1], metadata=r[3]) for r in rows}
-        return [by_id[i] for i in ids if i in by_id]
+    def _fetch(self, conn: psycopg.Connection, ids: list[str], parents: bool) -> dict[str, Chunk]:
+        table = "jw_parents" if parents else "jw_chunks"
+        rows = conn.execute(
+            f"SELECT id, source_id, text, metadata FROM {table} WHERE id = ANY(%s)", (ids,)
+        ).fetchall()
+        return {r[0]: Chunk(id=r[0], text=r[2], source_id=r[1], metadata=r[3]) for r in rows}
 
-    def get(self, ids: Sequence[str]) -> list[Chunk]:
-        """Chunks for ``ids``, in the order asked for; unknown ids are skipped."""
-        return self._fetch("jw_chunks", ids)
+    def _fetch_vectors(
+        self, conn: psycopg.Connection, ids: list[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        rows = conn.execute(
+            "SELECT id, embedding::real[] FROM jw_chunks "
+            "WHERE id = ANY(%s) AND embedding IS NOT NULL",
+            (ids,),
+        ).fetchall()
+        return {cid: np.asarray(values, dtype=np.float32) for cid, values in rows}
 
-    def get_parents(self, ids: Sequence[str]) -> list[Chunk]:
-        """Parent chunks for ``ids``, in the order asked for; unknown ids are skipped."""
-        return self._fetch("jw_parents", ids)
-
-    def get_source(self, source_id: str) -> dict[str, Any] | None:
-        """What the store knows about a source, or ``None``."""
-        with self._conn() as conn:
-            row = conn.execute(
-                "SELECT content_hash, metadata, ingested_at, "
-                "(SELECT COUNT(*) FROM jw_chunks WHERE source_id = s.source_id) "
-                "FROM jw_sources AS s WHERE source_id = %s",
-                (source_id,),
-            ).fetchone()
+    def _source_row(self, conn: psycopg.Connection, source_id: str) -> SourceRow | None:
+        row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()
         if row is None:
             return None
-        return {
-            "source_id": source_id,
-            "content_hash": row[0],
-            "metadata": row[1],
-            "ingested_at": row[2].astimezone(UTC).isoformat(timespec="seconds"),
-            "chunks": row[3],
-        }
+        when = row[2].astimezone(UTC).isoformat(timespec="seconds")
+        return SourceRow(row[0], row[1], when, row[3])
 
     # -- search -------------------------------------------------------------
 
+    def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter:
+        return pg_filters(filters)
+
     def _dense(
-        self, conn: psycopg.Connection, qv: Vectors, k: int, f: SqlFilter
-    ) -> list[tuple[int, float]]:
+        self, conn: psycopg.Connection, query_vector: Vectors, k: int, f: SqlFilter
+    ) -> Ranked:
         """Approximate (HNSW) top ``k`` by cosine; exact when that is cheaper or
         the index cannot answer: a filter that keeps fewer than
         ``EXACT_BELOW`` chunks, ``k`` above pgvector's search breadth, or a
         filter that left fewer than ``k`` of the index's candidates."""
-        params = {"v": vector_literal(qv), "k": k, **dict(f.params)}
+        params = {"v": vector_literal(query_vector), "k": k, **dict(f.params)}
         select = "SELECT c.rowid, 1 - (c.embedding <=> %(v)s::vector) FROM jw_chunks c "
         where = f"WHERE c.embedding IS NOT NULL AND {f.where} "
         selective = False
@@ -539,10 +408,8 @@ class PostgresStore:
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
-    @staticmethod
-    def _bm25(
-        conn: psycopg.Connection, query: str, k: int, f: SqlFilter
-    ) -> list[tuple[int, float]]:
+    def _bm25(self, conn: psycopg.Connection, query: str, k: int, f: SqlFilter) -> Ranked:
+        """Scored by ``ts_rank_cd`` (higher is better)."""
         query = query.replace("\x00", "")
         if not query.strip():
             return []
@@ -554,102 +421,43 @@ class PostgresStore:
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
-    def _query_vector(self, query: str) -> Vectors | None:
-        """The query's vector, or ``None`` when the store holds no vectors yet."""
-        embedder = self.embedder
-        with self._conn() as conn:
-            stored = self._meta(conn).get("model_id")
-        if stored is None:
-            return None
-        if stored != embedder.model_id:
-            raise self._model_error(stored, embedder.model_id)
-        return self._embed([query])[0]
-
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        mode: SearchMode = "dense",
-        filters: Mapping[str, Any] | None = None,
-    ) -> list[SearchHit]:
-        """The ``k`` best chunks for ``query``; ``mode`` is ``dense`` (cosine
-        similarity), ``bm25`` (``ts_rank_cd``, higher is better) or ``hybrid``
-        (reciprocal rank fusion of both, see :mod:`jw_rag.store._fusion`)."""
-        if mode not in _MODES:
-            raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
-        if not isinstance(query, str):
-            raise ConfigError(f"query must be a string, got {type(query).__name__}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ConfigError(f"k must be a non-negative integer, got {k!r}")
-        f = pg_filters(filters)
-        if k == 0 or f.empty:
-            return []
-        qv = self._query_vector(query) if mode != "bm25" else None
-        with self._conn() as conn:
-            if mode == "dense":
-                ranked = [] if qv is None else self._dense(conn, qv, k, f)
-            elif mode == "bm25":
-                ranked = self._bm25(conn, query, k, f)
-            else:
-                depth = max(k * 4, HYBRID_DEPTH)
-                dense = [] if qv is None else [r for r, _ in self._dense(conn, qv, depth, f)]
-                lexical = [r for r, _ in self._bm25(conn, query, depth, f)]
-                ranked = reciprocal_rank_fusion([dense, lexical], k)
-            found = conn.execute(
-                "SELECT rowid, id, source_id, text, metadata FROM jw_chunks WHERE rowid = ANY(%s)",
-                ([r for r, _ in ranked],),
-            ).fetchall()
-        by_rowid = {r[0]: Chunk(id=r[1], text=r[3], source_id=r[2], metadata=r[4]) for r in found}
-        return [
-            SearchHit(chunk=by_rowid[rowid], score=score, rank=rank)
-            for rank, (rowid, score) in enumerate(ranked, start=1)
-        ]
+    def _chunks_by_rowid(self, conn: psycopg.Connection, rowids: list[int]) -> dict[int, Chunk]:
+        found = conn.execute(
+            "SELECT rowid, id, source_id, text, metadata FROM jw_chunks WHERE rowid = ANY(%s)",
+            (rowids,),
+        ).fetchall()
+        return {r[0]: Chunk(id=r[1], text=r[3], source_id=r[2], metadata=r[4]) for r in found}
 
     # -- stats --------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
-        """Counts by source, language, chunker and chunker version, plus the
-        embedder, whether the HNSW index exists, parents, the server (``path``,
-        without password) and the tables' size on disk."""
-        with self._conn() as conn:
-            meta = self._meta(conn)
+    def _describe(self, conn: psycopg.Connection) -> dict[str, Any]:
+        """The server (without password), the tables' size on disk, the
+        schema version and whether the HNSW index exists."""
+        size = conn.execute(
+            "SELECT pg_total_relation_size('jw_chunks') + pg_total_relation_size('jw_sources')"
+            " + pg_total_relation_size('jw_parents')"
+        ).fetchone()
+        return {
+            "path": self.where,
+            "size_bytes": int(size[0]) if size else 0,
+            "schema_version": SCHEMA_VERSION,
+            "hnsw_index": self._index_exists(conn),
+        }
 
-            def grouped(column: str) -> dict[str, int]:
-                rows = conn.execute(
-                    f"SELECT {column}, COUNT(*) FROM jw_chunks GROUP BY {column} ORDER BY {column}"
-                )
-                return {("unknown" if key is None else key): n for key, n in rows}
-
-            def count(table: str) -> int:
-                row = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
-                return int(row[0]) if row else 0
-
-            versions: dict[str, dict[str, int]] = {}
-            for name, version, n in conn.execute(
-                "SELECT chunker, chunker_version, COUNT(*) FROM jw_chunks "
-                "GROUP BY chunker, chunker_version ORDER BY chunker, chunker_version"
-            ):
-                versions.setdefault(name or "unknown", {})[version or "unknown"] = n
-            size = conn.execute(
-                "SELECT pg_total_relation_size('jw_chunks') + pg_total_relation_size('jw_sources')"
-                " + pg_total_relation_size('jw_parents')"
-            ).fetchone()
-            return {
-                "path": self.where,
-                "size_bytes": int(size[0]) if size else 0,
-                "schema_version": SCHEMA_VERSION,
-                "model_id": meta.get("model_id"),
-                "dim": int(meta["dim"]) if "dim" in meta else None,
-                "hnsw_index": self._index_exists(conn),
-                "chunks": count("jw_chunks"),
-                "sources": count("jw_sources"),
-                "parents": count("jw_parents"),
-                "per_source": grouped("source_id"),
-                "languages": grouped("language"),
-                "chunkers": grouped("chunker"),
-                "chunker_versions": versions,
-            }
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
+    def _counts(self, conn: psycopg.Connection) -> Counts:
+        """All chunk counts in one pass over the table (grouping sets)."""
+        rows = conn.execute(
+            "SELECT GROUPING(source_id, language), source_id, language, chunker, "
+            "chunker_version, COUNT(*) FROM jw_chunks GROUP BY GROUPING SETS "
+            "((source_id), (language), (chunker, chunker_version)) ORDER BY 1, 2, 3, 4, 5"
+        ).fetchall()
+        totals = conn.execute(
+            "SELECT (SELECT COUNT(*) FROM jw_sources), (SELECT COUNT(*) FROM jw_parents)"
+        ).fetchone()
+        return Counts(
+            sources=int(totals[0]) if totals else 0,
+            parents=int(totals[1]) if totals else 0,
+            per_source=[(r[1], r[5]) for r in rows if r[0] == 1],
+            languages=[(r[2], r[5]) for r in rows if r[0] == 2],
+            chunker_versions=[(r[3], r[4], r[5]) for r in rows if r[0] == 3],
+        )

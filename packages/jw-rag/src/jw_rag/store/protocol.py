@@ -6,6 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import numpy as np
+import numpy.typing as npt
+
 from jw_rag.model import Chunk
 
 __all__ = ["SearchHit", "SearchMode", "Store"]
@@ -78,6 +81,11 @@ class Store(Protocol):
     ) -> list[SearchHit]: ...
 
     def get(self, ids: Sequence[str]) -> list[Chunk]: ...
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored (L2-normalised) embedding of each chunk of ``ids`` that
+        exists (missing ids are absent), by id; nothing is embedded."""
+        ...
 
     def stats(self) -> dict[str, Any]: ...
 

@@ -1,10 +1,11 @@
 """The embedded store: one SQLite file with chunks, vectors, parents and an
 FTS5 index; dense search is exact (numpy over a cached matrix).
 
-Writes follow one rule: validate and embed first, then write everything in a
-single ``BEGIN IMMEDIATE`` transaction. A slow embedder never holds the write
-lock, and an exception or a killed process leaves the file as it was. The file
-runs in WAL mode with a busy timeout, so several processes can ingest at once.
+Every write runs in a single ``BEGIN IMMEDIATE`` transaction after the chunks
+were validated and embedded (see :mod:`jw_rag.store._base`): a slow embedder
+never holds the write lock, and an exception or a killed process leaves the
+file as it was. The file runs in WAL mode with a busy timeout, so several
+processes can ingest at once.
 """
 
 from __future__ import annotations
@@ -19,17 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from jw_rag._wal import enable_wal
-from jw_rag.errors import ConfigError, EmbeddingError, StoreError
+from jw_rag.errors import StoreError
 from jw_rag.model import Chunk
+from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._dense import VectorMatrix, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
-from jw_rag.store._fusion import reciprocal_rank_fusion
-from jw_rag.store._rows import ChunkRow, check_unique, decode_chunk, dump_metadata, encode_chunks
+from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata
 from jw_rag.store._schema import SCHEMA_VERSION, prepare
-from jw_rag.store._tokens import match_expression, query_terms
-from jw_rag.store.protocol import SearchHit, SearchMode
+from jw_rag.store._tokens import analyse, match_expression, query_terms
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
@@ -38,15 +39,10 @@ __all__ = ["BUSY_TIMEOUT_MS", "HYBRID_DEPTH", "SQLiteStore"]
 
 #: How long a writer waits for another process's write transaction.
 BUSY_TIMEOUT_MS = 60_000
-#: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
-HYBRID_DEPTH = 50
 _BATCH = 1000
 _CACHE_KIB = 65_536  # page cache per connection: big ingests and FTS merges stay in memory
-_MODES = ("dense", "bm25", "hybrid")
-
-
-class _Unchanged(Exception):
-    """Raised inside a write transaction to roll it back as a no-op."""
+_IN_JSON = "IN (SELECT value FROM json_each(?))"
+_SOURCE_SQL = source_sql("", "?")
 
 
 def _now() -> str:
@@ -57,7 +53,7 @@ def _json_list(values: Sequence[Any]) -> str:
     return json.dumps(list(values), ensure_ascii=False)
 
 
-class SQLiteStore:
+class SQLiteStore(StoreCore[sqlite3.Connection]):
     """A :class:`~jw_rag.store.protocol.Store` in one SQLite file.
 
     ``embedder`` is used for adding chunks and for dense/hybrid search; when
@@ -66,15 +62,16 @@ class SQLiteStore:
     """
 
     def __init__(self, path: str | Path, embedder: Embedder | None = None) -> None:
+        super().__init__(embedder)
         self.path = Path(path).expanduser()
+        self._label = str(self.path)
         if self.path.is_dir():
             raise StoreError(f"store path {self.path} is a directory: give a file path")
-        self._embedder = embedder
         self._lock = threading.RLock()
         self._matrix: VectorMatrix | None = None
         self._conn = self._connect()
 
-    # -- connection ---------------------------------------------------------
+    # -- connection and transactions -----------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -106,25 +103,8 @@ class SQLiteStore:
             self._conn.close()
             self._matrix = None
 
-    def __enter__(self) -> SQLiteStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"SQLiteStore({str(self.path)!r})"
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from jw_rag.embed import get_embedder
-
-            self._embedder = get_embedder()
-        return self._embedder
-
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; bumps the change counter on commit."""
         with self._lock:
             conn = self._conn
@@ -146,7 +126,7 @@ class SQLiteStore:
                 raise
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _reading(self) -> Iterator[sqlite3.Connection]:
         """One consistent snapshot for several reads."""
         with self._lock:
             self._conn.execute("BEGIN")
@@ -158,40 +138,8 @@ class SQLiteStore:
     def _meta(self, conn: sqlite3.Connection) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM store_meta").fetchall())
 
-    # -- embedding ----------------------------------------------------------
-
-    def _model_error(self, stored: str, wanted: str) -> StoreError:
-        return StoreError(
-            f"store {self.path} holds vectors from embedder '{stored}' but the embedder in "
-            f"use is '{wanted}': open it with the '{stored}' embedder or rebuild it into a "
-            "new store path"
-        )
-
-    def _check_model(self, conn: sqlite3.Connection, embedder: Embedder) -> None:
-        stored = self._meta(conn).get("model_id")
-        if stored is not None and stored != embedder.model_id:
-            if conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone():
-                raise self._model_error(stored, embedder.model_id)
-
-    def _embed(self, texts: list[str]) -> Vectors:
-        embedder = self.embedder
-        if not texts:
-            return np.zeros((0, embedder.dim), dtype=np.float32)
-        vectors = np.ascontiguousarray(embedder.embed(texts), dtype=np.float32)
-        if vectors.shape != (len(texts), embedder.dim):
-            raise EmbeddingError(
-                f"embedder '{embedder.model_id}' returned shape {vectors.shape} for "
-                f"{len(texts)} texts (expected dim {embedder.dim}): fix the embedder"
-            )
-        return vectors
-
-    def _prepare_rows(self, chunks: Sequence[Chunk]) -> tuple[list[ChunkRow], Vectors]:
-        rows = encode_chunks(chunks)
-        if not rows:  # nothing to embed: do not even create the default embedder
-            return rows, np.zeros((0, 0), dtype=np.float32)
-        with self._lock:
-            self._check_model(self._conn, self.embedder)
-        return rows, self._embed([r.embed_input for r in rows])
+    def _has_vectors(self, conn: sqlite3.Connection) -> bool:
+        return conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
 
     # -- writing ------------------------------------------------------------
 
@@ -209,7 +157,7 @@ class SQLiteStore:
         conn.executemany(
             "INSERT INTO chunks (rowid, id, source_id, ord, text, metadata, language, chunker, "
             "chunker_version, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [r.columns(first + i) for i, r in enumerate(rows)],
+            [(first + i, *r.fields()) for i, r in enumerate(rows)],
         )
         conn.executemany(
             "INSERT INTO vectors (chunk_rowid, model_id, vector) VALUES (?, ?, ?)",
@@ -217,7 +165,7 @@ class SQLiteStore:
         )
         conn.executemany(
             "INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)",
-            [(first + i, r.tokens) for i, r in enumerate(rows)],
+            [(first + i, analyse(r.embed_input, r.language)) for i, r in enumerate(rows)],
         )
 
     def _insert_rows(
@@ -226,12 +174,10 @@ class SQLiteStore:
         if not rows:
             return
         ids = _json_list([r.chunk.id for r in rows])
-        existing = conn.execute(
-            "SELECT rowid FROM chunks WHERE id IN (SELECT value FROM json_each(?))", (ids,)
-        ).fetchall()
+        existing = conn.execute(f"SELECT rowid FROM chunks WHERE id {_IN_JSON}", (ids,)).fetchall()
         self._delete_rowids(conn, [r[0] for r in existing])
+        self._check_model(conn)
         embedder = self.embedder
-        self._check_model(conn, embedder)
         conn.executemany(
             "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)",
             [("model_id", embedder.model_id), ("dim", str(embedder.dim))],
@@ -241,13 +187,12 @@ class SQLiteStore:
             end = start + _BATCH
             self._insert_batch(conn, rows[start:end], vectors[start:end], first + start)
 
-    def _touch_sources(self, conn: sqlite3.Connection, source_ids: set[str]) -> None:
-        """Register sources that ``add`` wrote to; their content hash no longer holds."""
+    def _touch_sources(self, conn: sqlite3.Connection, source_ids: list[str]) -> None:
         now = _now()
         conn.executemany(
             "INSERT INTO sources (source_id, content_hash, ingested_at) VALUES (?, NULL, ?) "
             "ON CONFLICT (source_id) DO UPDATE SET content_hash = NULL, ingested_at = ?",
-            [(s, now, now) for s in sorted(source_ids)],
+            [(s, now, now) for s in source_ids],
         )
 
     def _write_parents(self, conn: sqlite3.Connection, parents: Sequence[Chunk]) -> None:
@@ -256,64 +201,25 @@ class SQLiteStore:
             [(p.id, p.source_id, p.text, dump_metadata(p)) for p in parents],
         )
 
-    def add(self, chunks: Sequence[Chunk]) -> int:
-        """Add (or overwrite, by id) ``chunks``; returns how many were written."""
-        rows, vectors = self._prepare_rows(chunks)
-        if not rows:
-            return 0
-        with self._write() as conn:
-            self._insert_rows(conn, rows, vectors)
-            self._touch_sources(conn, {r.chunk.source_id for r in rows})
-        return len(rows)
-
     def _stored_hash(self, conn: sqlite3.Connection, source_id: str) -> str | None:
         row = conn.execute(
             "SELECT content_hash FROM sources WHERE source_id = ?", (source_id,)
         ).fetchone()
         return None if row is None else row[0]
 
-    def replace_source(
-        self,
-        source_id: str,
-        chunks: Sequence[Chunk],
-        *,
-        content_hash: str | None = None,
-        parents: Sequence[Chunk] = (),
-        source_metadata: Mapping[str, Any] | None = None,
-    ) -> bool:
-        """Atomically replace every chunk and parent of ``source_id``.
+    def _claim_source(
+        self, conn: sqlite3.Connection, source_id: str, rows: Sequence[ChunkRow]
+    ) -> str | None:
+        return self._stored_hash(conn, source_id)  # BEGIN IMMEDIATE already serialises writers
 
-        Returns ``False`` and writes nothing when ``content_hash`` equals the
-        hash stored by the previous ingest of that source.
-        """
-        for c in [*chunks, *parents]:
-            if getattr(c, "source_id", None) != source_id:
-                raise ConfigError(
-                    f"chunk {getattr(c, 'id', c)!r} belongs to source "
-                    f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
-                )
-        check_unique(parents, "parent")
-        meta_json = json.dumps(dict(source_metadata or {}), ensure_ascii=False, sort_keys=True)
-        if content_hash is not None:
-            with self._lock:
-                if self._stored_hash(self._conn, source_id) == content_hash:
-                    return False
-        rows, vectors = self._prepare_rows(chunks)
-        try:
-            with self._write() as conn:
-                if content_hash is not None and self._stored_hash(conn, source_id) == content_hash:
-                    raise _Unchanged  # another process ingested it meanwhile: roll back
-                self._delete_source_rows(conn, source_id)
-                self._insert_rows(conn, rows, vectors)
-                self._write_parents(conn, parents)
-                conn.execute(
-                    "INSERT OR REPLACE INTO sources (source_id, content_hash, metadata, "
-                    "ingested_at) VALUES (?, ?, ?, ?)",
-                    (source_id, content_hash, meta_json, _now()),
-                )
-        except _Unchanged:
-            return False
-        return True
+    def _record_source(
+        self, conn: sqlite3.Connection, source_id: str, content_hash: str | None, metadata_json: str
+    ) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO sources (source_id, content_hash, metadata, ingested_at) "
+            "VALUES (?, ?, ?, ?)",
+            (source_id, content_hash, metadata_json, _now()),
+        )
 
     def _delete_source_rows(self, conn: sqlite3.Connection, source_id: str) -> int:
         rowids = [
@@ -323,68 +229,40 @@ class SQLiteStore:
         conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
         return len(rowids)
 
-    def delete_source(self, source_id: str) -> int:
-        """Remove a source's chunks, vectors, index rows and parents; returns the chunk count."""
-        with self._write() as conn:
-            n = self._delete_source_rows(conn, source_id)
-            conn.execute("DELETE FROM sources WHERE source_id = ?", (source_id,))
-        return n
-
-    def add_parents(self, parents: Sequence[Chunk]) -> int:
-        """Store parent chunks (kept by id, never embedded or searched)."""
-        check_unique(parents, "parent")
-        for p in parents:
-            dump_metadata(p)
-        if not parents:
-            return 0
-        with self._write() as conn:
-            self._write_parents(conn, parents)
-        return len(parents)
+    def _forget_source(self, conn: sqlite3.Connection, source_id: str) -> None:
+        conn.execute("DELETE FROM sources WHERE source_id = ?", (source_id,))
 
     # -- reading ------------------------------------------------------------
 
-    def _fetch(self, table: str, ids: Sequence[str]) -> list[Chunk]:
-        if not ids:
-            return []
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT id, source_id, text, metadata FROM {table} "
-                "WHERE id IN (SELECT value FROM json_each(?))",
-                (_json_list(ids),),
-            ).fetchall()
-        by_id = {r[0]: r for r in rows}
-        return [decode_chunk(*by_id[i]) for i in ids if i in by_id]
+    def _fetch(self, conn: sqlite3.Connection, ids: list[str], parents: bool) -> dict[str, Chunk]:
+        table = "parents" if parents else "chunks"
+        rows = conn.execute(
+            f"SELECT id, source_id, text, metadata FROM {table} WHERE id {_IN_JSON}",
+            (_json_list(ids),),
+        ).fetchall()
+        return {r[0]: decode_chunk(*r) for r in rows}
 
-    def get(self, ids: Sequence[str]) -> list[Chunk]:
-        """Chunks for ``ids``, in the order asked for; unknown ids are skipped."""
-        return self._fetch("chunks", ids)
+    def _fetch_vectors(
+        self, conn: sqlite3.Connection, ids: list[str]
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        rows = conn.execute(
+            "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.chunk_rowid = c.rowid "
+            f"WHERE c.id {_IN_JSON}",
+            (_json_list(ids),),
+        ).fetchall()
+        return {cid: np.frombuffer(blob, dtype=np.float32).copy() for cid, blob in rows}
 
-    def get_parents(self, ids: Sequence[str]) -> list[Chunk]:
-        """Parent chunks for ``ids``, in the order asked for; unknown ids are skipped."""
-        return self._fetch("parents", ids)
-
-    def get_source(self, source_id: str) -> dict[str, Any] | None:
-        """What the store knows about a source, or ``None``."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT content_hash, metadata, ingested_at, "
-                "(SELECT COUNT(*) FROM chunks WHERE source_id = s.source_id) "
-                "FROM sources AS s WHERE source_id = ?",
-                (source_id,),
-            ).fetchone()
-        if row is None:
-            return None
-        return {
-            "source_id": source_id,
-            "content_hash": row[0],
-            "metadata": json.loads(row[1]),
-            "ingested_at": row[2],
-            "chunks": row[3],
-        }
+    def _source_row(self, conn: sqlite3.Connection, source_id: str) -> SourceRow | None:
+        row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()
+        return None if row is None else SourceRow(row[0], json.loads(row[1]), row[2], row[3])
 
     # -- search -------------------------------------------------------------
 
-    def _vectors(self, conn: sqlite3.Connection, embedder: Embedder) -> VectorMatrix | None:
+    def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter:
+        return parse_filters(filters)
+
+    def _vector_matrix(self, conn: sqlite3.Connection) -> VectorMatrix | None:
+        """Every stored vector, cached until another write changes the file."""
         meta = self._meta(conn)
         changes = int(meta["changes"])
         if self._matrix is not None and self._matrix.changes == changes:
@@ -393,8 +271,8 @@ class SQLiteStore:
         stored = meta.get("model_id")
         if stored is None:
             return None
-        if stored != embedder.model_id:
-            raise self._model_error(stored, embedder.model_id)
+        if stored != self.embedder.model_id:
+            raise self._model_error(stored)
         rows = conn.execute(
             "SELECT chunk_rowid, vector FROM vectors ORDER BY chunk_rowid"
         ).fetchall()
@@ -405,25 +283,19 @@ class SQLiteStore:
 
     def _dense(
         self, conn: sqlite3.Connection, query_vector: Vectors, k: int, f: SqlFilter
-    ) -> list[tuple[int, float]]:
-        vm = self._vectors(conn, self.embedder)
+    ) -> Ranked:
+        vm = self._vector_matrix(conn)
         if vm is None:
             return []
         positions = None
         if f.active:
-            rowids = np.fromiter(
-                (
-                    r[0]
-                    for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {f.where}", f.params)
-                ),
-                dtype=np.int64,
-            )
+            found = conn.execute(f"SELECT c.rowid FROM chunks c WHERE {f.where}", f.params)
+            rowids = np.fromiter((r[0] for r in found), dtype=np.int64)
             positions = vm.positions(np.sort(rowids))
         return top_k(vm, query_vector, k, positions)
 
-    def _bm25(
-        self, conn: sqlite3.Connection, query: str, k: int, f: SqlFilter
-    ) -> list[tuple[int, float]]:
+    def _bm25(self, conn: sqlite3.Connection, query: str, k: int, f: SqlFilter) -> Ranked:
+        """Scored ``-bm25()`` (higher is better)."""
         terms = query_terms(query)
         if not terms:
             return []
@@ -435,89 +307,35 @@ class SQLiteStore:
         ).fetchall()
         return [(r[0], -r[1]) for r in rows]
 
-    def _query_vector(self, query: str) -> Vectors:
-        embedder = self.embedder
-        with self._lock:
-            stored = self._meta(self._conn).get("model_id")
-        if stored is not None and stored != embedder.model_id:
-            raise self._model_error(stored, embedder.model_id)
-        return self._embed([query])[0]
-
-    def search(
-        self,
-        query: str,
-        k: int = 10,
-        mode: SearchMode = "dense",
-        filters: Mapping[str, Any] | None = None,
-    ) -> list[SearchHit]:
-        """The ``k`` best chunks for ``query``; ``mode`` is ``dense`` (cosine),
-        ``bm25`` (score ``-bm25()``, higher is better) or ``hybrid``
-        (reciprocal rank fusion of both, see :mod:`jw_rag.store._fusion`)."""
-        if mode not in _MODES:
-            raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
-        if not isinstance(query, str):
-            raise ConfigError(f"query must be a string, got {type(query).__name__}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ConfigError(f"k must be a non-negative integer, got {k!r}")
-        f = parse_filters(filters)
-        if k == 0 or f.empty:
-            return []
-        qv = self._query_vector(query) if mode != "bm25" else None
-        with self._read() as conn:
-            if mode == "dense":
-                ranked = self._dense(conn, qv, k, f)
-            elif mode == "bm25":
-                ranked = self._bm25(conn, query, k, f)
-            else:
-                depth = max(k * 4, HYBRID_DEPTH)
-                dense = [r for r, _ in self._dense(conn, qv, depth, f)]
-                lexical = [r for r, _ in self._bm25(conn, query, depth, f)]
-                ranked = reciprocal_rank_fusion([dense, lexical], k)
-            found = conn.execute(
-                "SELECT rowid, id, source_id, text, metadata FROM chunks "
-                "WHERE rowid IN (SELECT value FROM json_each(?))",
-                (_json_list([r for r, _ in ranked]),),
-            ).fetchall()
-        by_rowid = {r[0]: decode_chunk(*r[1:]) for r in found}
-        return [
-            SearchHit(chunk=by_rowid[rowid], score=score, rank=rank)
-            for rank, (rowid, score) in enumerate(ranked, start=1)
-        ]
+    def _chunks_by_rowid(self, conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
+        found = conn.execute(
+            f"SELECT rowid, id, source_id, text, metadata FROM chunks WHERE rowid {_IN_JSON}",
+            (_json_list(rowids),),
+        ).fetchall()
+        return {r[0]: decode_chunk(*r[1:]) for r in found}
 
     # -- stats --------------------------------------------------------------
 
-    def stats(self) -> dict[str, Any]:
-        """Counts by source, language, chunker and chunker version, plus the
-        embedder, parents, and the file's path and size."""
-        with self._read() as conn:
-            meta = self._meta(conn)
+    def _describe(self, conn: sqlite3.Connection) -> dict[str, Any]:
+        files = (self.path, Path(f"{self.path}-wal"))
+        return {
+            "path": str(self.path),
+            "size_bytes": sum(p.stat().st_size for p in files if p.exists()),
+            "schema_version": SCHEMA_VERSION,
+        }
 
-            def grouped(column: str) -> dict[str, int]:
-                rows = conn.execute(
-                    f"SELECT {column}, COUNT(*) FROM chunks GROUP BY {column} ORDER BY {column}"
-                )
-                return {("unknown" if key is None else key): n for key, n in rows}
+    def _counts(self, conn: sqlite3.Connection) -> Counts:
+        """Each count is one scan of a covering index, never of the chunk rows."""
 
-            versions: dict[str, dict[str, int]] = {}
-            for name, version, n in conn.execute(
-                "SELECT chunker, chunker_version, COUNT(*) FROM chunks "
-                "GROUP BY chunker, chunker_version ORDER BY chunker, chunker_version"
-            ):
-                versions.setdefault(name or "unknown", {})[version or "unknown"] = n
-            out = {
-                "path": str(self.path),
-                "size_bytes": sum(
-                    p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists()
-                ),
-                "schema_version": SCHEMA_VERSION,
-                "model_id": meta.get("model_id"),
-                "dim": int(meta["dim"]) if "dim" in meta else None,
-                "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
-                "sources": conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0],
-                "parents": conn.execute("SELECT COUNT(*) FROM parents").fetchone()[0],
-                "per_source": grouped("source_id"),
-                "languages": grouped("language"),
-                "chunkers": grouped("chunker"),
-                "chunker_versions": versions,
-            }
-        return out
+        def grouped(columns: str) -> list[Any]:
+            return conn.execute(
+                f"SELECT {columns}, COUNT(*) FROM chunks GROUP BY {columns} ORDER BY {columns}"
+            ).fetchall()
+
+        return Counts(
+            sources=conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0],
+            parents=conn.execute("SELECT COUNT(*) FROM parents").fetchone()[0],
+            per_source=grouped("source_id"),
+            languages=grouped("language"),
+            chunker_versions=grouped("chunker, chunker_version"),
+        )

@@ -1,0 +1,436 @@
+"""What every store backend shares: input checks, embedding and its model
+checks, the write sequence of each operation, search dispatch and fusion,
+reads in the order asked for, and the assembly of ``stats``.
+
+A backend subclasses :class:`StoreCore` and supplies its transactions
+(``_reading``/``_writing``), its queries and its row I/O (the abstract
+methods below). Writes follow one rule whatever the backend: validate and
+embed first, then write everything in one transaction, so a slow embedder
+holds no locks and an exception leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from jw_rag.errors import ConfigError, EmbeddingError, StoreError
+from jw_rag.model import Chunk
+from jw_rag.store._filters import SqlFilter
+from jw_rag.store._fusion import reciprocal_rank_fusion
+from jw_rag.store._rows import (
+    ChunkRow,
+    check_source_metadata,
+    check_unique,
+    dump_metadata,
+    encode_chunks,
+)
+from jw_rag.store.protocol import SearchHit, SearchMode
+
+if TYPE_CHECKING:  # the embed package is only needed for its types here
+    from typing import Self
+
+    from jw_rag.embed.protocol import Embedder, Vectors
+
+__all__ = ["HYBRID_DEPTH", "Counts", "Ranked", "SourceRow", "StoreCore", "source_sql"]
+
+#: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
+HYBRID_DEPTH = 50
+_MODES: tuple[str, ...] = get_args(SearchMode)
+
+ConnT = TypeVar("ConnT")
+#: ``(rowid, score)`` pairs, best first.
+Ranked = list[tuple[int, float]]
+
+
+class SourceRow(NamedTuple):
+    """What a backend stores about one source."""
+
+    content_hash: str | None
+    metadata: dict[str, Any]
+    ingested_at: str
+    chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """Row counts for ``stats``: ``(key, count)`` pairs ordered by key
+    (``None`` for a missing language or chunker)."""
+
+    sources: int
+    parents: int
+    per_source: list[tuple[str, int]]
+    languages: list[tuple[str | None, int]]
+    chunker_versions: list[tuple[str | None, str | None, int]]
+
+
+class _Unchanged(Exception):
+    """Raised inside a write transaction to roll it back as a no-op."""
+
+
+def source_sql(prefix: str, mark: str) -> str:
+    """The query for one source's hash, metadata, ingest time and chunk count,
+    given a backend's table name prefix and parameter mark."""
+    return (
+        "SELECT content_hash, metadata, ingested_at, "
+        f"(SELECT COUNT(*) FROM {prefix}chunks WHERE source_id = s.source_id) "
+        f"FROM {prefix}sources AS s WHERE source_id = {mark}"
+    )
+
+
+def _named(rows: Sequence[tuple[Any, int]]) -> dict[str, int]:
+    return {("unknown" if key is None else key): n for key, n in rows}
+
+
+def _check_search(query: Any, k: Any, mode: Any) -> None:
+    if mode not in _MODES:
+        raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
+    if not isinstance(query, str):
+        raise ConfigError(f"query must be a string, got {type(query).__name__}")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise ConfigError(f"k must be a non-negative integer, got {k!r}")
+
+
+def _check_ids(ids: Any) -> list[str]:
+    wanted = None if isinstance(ids, str | bytes) else list(ids)
+    if wanted is None or not all(isinstance(i, str) for i in wanted):
+        raise ConfigError("ids must be a sequence of chunk id strings, e.g. ['book:0', 'book:1']")
+    return wanted
+
+
+class StoreCore(ABC, Generic[ConnT]):
+    """The shared half of a :class:`~jw_rag.store.protocol.Store`.
+
+    ``embedder`` is used for adding chunks and for dense/hybrid search; when
+    ``None`` the default (``jw_rag.embed.get_embedder()``) is created at first
+    use, so BM25-only use never loads a model.
+    """
+
+    #: Where the store lives, as error messages name it (a path or a DSN without password).
+    _label: str
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from jw_rag.embed import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._label!r})"
+
+    # -- what a backend supplies --------------------------------------------
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    @abstractmethod
+    def _reading(self) -> AbstractContextManager[ConnT]:
+        """A connection holding one consistent snapshot."""
+
+    @abstractmethod
+    def _writing(self) -> AbstractContextManager[ConnT]:
+        """A connection inside one write transaction (rolled back on any exception)."""
+
+    @abstractmethod
+    def _meta(self, conn: ConnT) -> dict[str, str]:
+        """The store's key/value metadata (``model_id``, ``dim``, ...)."""
+
+    @abstractmethod
+    def _has_vectors(self, conn: ConnT) -> bool: ...
+
+    @abstractmethod
+    def _stored_hash(self, conn: ConnT, source_id: str) -> str | None: ...
+
+    @abstractmethod
+    def _claim_source(self, conn: ConnT, source_id: str, rows: Sequence[ChunkRow]) -> str | None:
+        """Inside a write: serialise writers of ``source_id`` and return its stored hash."""
+
+    @abstractmethod
+    def _insert_rows(self, conn: ConnT, rows: list[ChunkRow], vectors: Vectors) -> None:
+        """Insert (or overwrite by id) ``rows`` with their vectors."""
+
+    @abstractmethod
+    def _touch_sources(self, conn: ConnT, source_ids: list[str]) -> None:
+        """Register sources that ``add`` wrote to; their content hash no longer holds."""
+
+    @abstractmethod
+    def _record_source(
+        self, conn: ConnT, source_id: str, content_hash: str | None, metadata_json: str
+    ) -> None: ...
+
+    @abstractmethod
+    def _delete_source_rows(self, conn: ConnT, source_id: str) -> int:
+        """Delete a source's chunks (with vectors and index entries) and parents."""
+
+    @abstractmethod
+    def _forget_source(self, conn: ConnT, source_id: str) -> None: ...
+
+    @abstractmethod
+    def _write_parents(self, conn: ConnT, parents: Sequence[Chunk]) -> None: ...
+
+    @abstractmethod
+    def _fetch(self, conn: ConnT, ids: list[str], parents: bool) -> dict[str, Chunk]:
+        """Stored chunks (or parents) among ``ids``, by id."""
+
+    @abstractmethod
+    def _fetch_vectors(self, conn: ConnT, ids: list[str]) -> dict[str, npt.NDArray[np.float32]]: ...
+
+    @abstractmethod
+    def _source_row(self, conn: ConnT, source_id: str) -> SourceRow | None: ...
+
+    @abstractmethod
+    def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter: ...
+
+    @abstractmethod
+    def _dense(self, conn: ConnT, query_vector: Vectors, k: int, f: SqlFilter) -> Ranked: ...
+
+    @abstractmethod
+    def _bm25(self, conn: ConnT, query: str, k: int, f: SqlFilter) -> Ranked: ...
+
+    @abstractmethod
+    def _chunks_by_rowid(self, conn: ConnT, rowids: list[int]) -> dict[int, Chunk]: ...
+
+    @abstractmethod
+    def _describe(self, conn: ConnT) -> dict[str, Any]:
+        """The backend's own ``stats`` entries: ``path``, ``size_bytes``, ``schema_version``, ..."""
+
+    @abstractmethod
+    def _counts(self, conn: ConnT) -> Counts: ...
+
+    # -- embedding ----------------------------------------------------------
+
+    def _model_error(self, stored: str) -> StoreError:
+        return StoreError(
+            f"store {self._label} holds vectors from embedder '{stored}' but the embedder in "
+            f"use is '{self.embedder.model_id}': open it with the '{stored}' embedder or "
+            "rebuild it into a new store"
+        )
+
+    def _check_model(self, conn: ConnT) -> None:
+        """Refuse to mix vectors of two models in one store."""
+        stored = self._meta(conn).get("model_id")
+        if stored is not None and stored != self.embedder.model_id and self._has_vectors(conn):
+            raise self._model_error(stored)
+
+    def _embed(self, texts: list[str]) -> Vectors:
+        embedder = self.embedder
+        if not texts:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        vectors = np.ascontiguousarray(embedder.embed(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), embedder.dim):
+            raise EmbeddingError(
+                f"embedder '{embedder.model_id}' returned shape {vectors.shape} for "
+                f"{len(texts)} texts (expected dim {embedder.dim}): fix the embedder"
+            )
+        return vectors
+
+    def _prepare_rows(self, chunks: Sequence[Chunk]) -> tuple[list[ChunkRow], Vectors]:
+        rows = encode_chunks(chunks)
+        if not rows:  # nothing to embed: do not even create the default embedder
+            return rows, np.zeros((0, 0), dtype=np.float32)
+        with self._reading() as conn:
+            self._check_model(conn)
+        return rows, self._embed([r.embed_input for r in rows])
+
+    def _query_vector(self, query: str) -> Vectors | None:
+        """The query's vector, or ``None`` when the store holds no vectors yet."""
+        with self._reading() as conn:
+            stored = self._meta(conn).get("model_id")
+        if stored is None:
+            return None
+        if stored != self.embedder.model_id:
+            raise self._model_error(stored)
+        return self._embed([query])[0]
+
+    # -- writing ------------------------------------------------------------
+
+    def add(self, chunks: Sequence[Chunk]) -> int:
+        """Add (or overwrite, by id) ``chunks``; returns how many were written."""
+        rows, vectors = self._prepare_rows(chunks)
+        if not rows:
+            return 0
+        with self._writing() as conn:
+            self._insert_rows(conn, rows, vectors)
+            self._touch_sources(conn, sorted({r.chunk.source_id for r in rows}))
+        return len(rows)
+
+    def replace_source(
+        self,
+        source_id: str,
+        chunks: Sequence[Chunk],
+        *,
+        content_hash: str | None = None,
+        parents: Sequence[Chunk] = (),
+        source_metadata: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Atomically replace every chunk and parent of ``source_id``.
+
+        Returns ``False`` and writes nothing when ``content_hash`` equals the
+        hash stored by the previous ingest of that source.
+        """
+        for c in [*chunks, *parents]:
+            if getattr(c, "source_id", None) != source_id:
+                raise ConfigError(
+                    f"chunk {getattr(c, 'id', c)!r} belongs to source "
+                    f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
+                )
+        check_unique(parents, "parent")
+        meta_json = check_source_metadata(source_id, source_metadata)
+        if content_hash is not None:
+            with self._reading() as conn:
+                if self._stored_hash(conn, source_id) == content_hash:
+                    return False
+        rows, vectors = self._prepare_rows(chunks)
+        try:
+            with self._writing() as conn:
+                stored = self._claim_source(conn, source_id, rows)
+                if content_hash is not None and stored == content_hash:
+                    raise _Unchanged  # another process ingested it meanwhile: roll back
+                self._delete_source_rows(conn, source_id)
+                self._insert_rows(conn, rows, vectors)
+                self._write_parents(conn, parents)
+                self._record_source(conn, source_id, content_hash, meta_json)
+        except _Unchanged:
+            return False
+        return True
+
+    def delete_source(self, source_id: str) -> int:
+        """Remove a source's chunks, vectors, index entries and parents; returns the chunk count."""
+        with self._writing() as conn:
+            n = self._delete_source_rows(conn, source_id)
+            self._forget_source(conn, source_id)
+        return n
+
+    def add_parents(self, parents: Sequence[Chunk]) -> int:
+        """Store parent chunks (kept by id, never embedded or searched)."""
+        check_unique(parents, "parent")
+        for p in parents:
+            dump_metadata(p)
+        if not parents:
+            return 0
+        with self._writing() as conn:
+            self._write_parents(conn, parents)
+        return len(parents)
+
+    # -- reading ------------------------------------------------------------
+
+    def _in_order(self, ids: Sequence[str], parents: bool) -> list[Chunk]:
+        wanted = _check_ids(ids)
+        if not wanted:
+            return []
+        with self._reading() as conn:
+            found = self._fetch(conn, wanted, parents)
+        return [found[i] for i in wanted if i in found]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        """Chunks for ``ids``, in the order asked for; unknown ids are skipped."""
+        return self._in_order(ids, parents=False)
+
+    def get_parents(self, ids: Sequence[str]) -> list[Chunk]:
+        """Parent chunks for ``ids``, in the order asked for; unknown ids are skipped."""
+        return self._in_order(ids, parents=True)
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored (L2-normalised) embedding of each chunk of ``ids`` that
+        exists, by id in the order asked for; nothing is embedded."""
+        wanted = _check_ids(ids)
+        if not wanted:
+            return {}
+        with self._reading() as conn:
+            stored = self._meta(conn).get("model_id")
+            if stored is not None and stored != self.embedder.model_id:
+                raise self._model_error(stored)
+            found = self._fetch_vectors(conn, wanted)
+        return {i: found[i] for i in wanted if i in found}
+
+    def get_source(self, source_id: str) -> dict[str, Any] | None:
+        """What the store knows about a source, or ``None``."""
+        with self._reading() as conn:
+            row = self._source_row(conn, source_id)
+        return None if row is None else {"source_id": source_id, **row._asdict()}
+
+    # -- search -------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        mode: SearchMode = "dense",
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` best chunks for ``query``; ``mode`` is ``dense`` (cosine
+        similarity), ``bm25`` (the backend's BM25-like score, higher is
+        better) or ``hybrid`` (reciprocal rank fusion of both, see
+        :mod:`jw_rag.store._fusion`)."""
+        _check_search(query, k, mode)
+        f = self._filter(filters)
+        if k == 0 or f.empty:
+            return []
+        qv = None if mode == "bm25" else self._query_vector(query)
+        with self._reading() as conn:
+            ranked = self._rank(conn, query, qv, k, mode, f)
+            found = self._chunks_by_rowid(conn, [r for r, _ in ranked])
+        return [
+            SearchHit(chunk=found[rowid], score=score, rank=rank)
+            for rank, (rowid, score) in enumerate(ranked, start=1)
+        ]
+
+    def _rank(
+        self, conn: ConnT, query: str, qv: Vectors | None, k: int, mode: str, f: SqlFilter
+    ) -> Ranked:
+        def dense(n: int) -> Ranked:
+            return [] if qv is None else self._dense(conn, qv, n, f)
+
+        if mode == "dense":
+            return dense(k)
+        if mode == "bm25":
+            return self._bm25(conn, query, k, f)
+        depth = max(k * 4, HYBRID_DEPTH)
+        rankings = [[r for r, _ in dense(depth)], [r for r, _ in self._bm25(conn, query, depth, f)]]
+        return reciprocal_rank_fusion(rankings, k)
+
+    # -- stats --------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """Counts by source, language, chunker and chunker version, plus the
+        embedder, parents and the backend's own entries (where the store is,
+        its size on disk, its schema version)."""
+        with self._reading() as conn:
+            meta = self._meta(conn)
+            out = self._describe(conn)
+            counts = self._counts(conn)
+        chunkers: dict[str, int] = {}
+        versions: dict[str, dict[str, int]] = {}
+        for name, version, n in counts.chunker_versions:
+            key = "unknown" if name is None else name
+            chunkers[key] = chunkers.get(key, 0) + n
+            versions.setdefault(name or "unknown", {})[version or "unknown"] = n
+        per_source = _named(counts.per_source)
+        return out | {
+            "model_id": meta.get("model_id"),
+            "dim": int(meta["dim"]) if "dim" in meta else None,
+            "chunks": sum(per_source.values()),
+            "sources": counts.sources,
+            "parents": counts.parents,
+            "per_source": per_source,
+            "languages": _named(counts.languages),
+            "chunkers": chunkers,
+            "chunker_versions": versions,
+        }
