@@ -14,12 +14,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, get_args
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from jw_rag.defaults import SEARCH_MODES
 from jw_rag.errors import ConfigError, EmbeddingError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
@@ -32,6 +33,7 @@ from jw_rag.store._rows import (
     encode_chunks,
 )
 from jw_rag.store.protocol import SearchHit, SearchMode
+from jw_rag.windows import WINDOW_CHUNKER
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from typing import Self
@@ -42,7 +44,7 @@ __all__ = ["HYBRID_DEPTH", "Counts", "Ranked", "SourceRow", "StoreCore", "source
 
 #: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
 HYBRID_DEPTH = 50
-_MODES: tuple[str, ...] = get_args(SearchMode)
+_MODES: tuple[str, ...] = SEARCH_MODES
 
 ConnT = TypeVar("ConnT")
 #: ``(rowid, score)`` pairs, best first.
@@ -68,6 +70,8 @@ class Counts:
     per_source: list[tuple[str, int]]
     languages: list[tuple[str | None, int]]
     chunker_versions: list[tuple[str | None, str | None, int]]
+    #: ``(source_id, language, count)`` of window units (already counted above).
+    windows: list[tuple[str, str | None, int]] = field(default_factory=list)
 
 
 class _Unchanged(Exception):
@@ -86,6 +90,18 @@ def source_sql(prefix: str, mark: str) -> str:
 
 def _named(rows: Sequence[tuple[Any, int]]) -> dict[str, int]:
     return {("unknown" if key is None else key): n for key, n in rows}
+
+
+def _without_windows(
+    rows: Sequence[tuple[Any, int]], windows: Sequence[tuple[Any, int]]
+) -> dict[str, int]:
+    """``rows`` counted by key, less the window units counted under the same key
+    (keys left with no chunk are dropped)."""
+    counts = _named(rows)
+    for key, n in windows:
+        name = "unknown" if key is None else key
+        counts[name] = counts.get(name, 0) - n
+    return {key: n for key, n in counts.items() if n > 0}
 
 
 def _check_search(query: Any, k: Any, mode: Any) -> None:
@@ -312,7 +328,8 @@ class StoreCore(ABC, Generic[ConnT]):
         return True
 
     def delete_source(self, source_id: str) -> int:
-        """Remove a source's chunks, vectors, index entries and parents; returns the chunk count."""
+        """Remove a source's chunks, window units, vectors, index entries and
+        parents; returns the number of chunks (window units not counted)."""
         with self._writing() as conn:
             n = self._delete_source_rows(conn, source_id)
             self._forget_source(conn, source_id)
@@ -419,18 +436,23 @@ class StoreCore(ABC, Generic[ConnT]):
         chunkers: dict[str, int] = {}
         versions: dict[str, dict[str, int]] = {}
         for name, version, n in counts.chunker_versions:
+            if name == WINDOW_CHUNKER:
+                continue
             key = "unknown" if name is None else name
             chunkers[key] = chunkers.get(key, 0) + n
             versions.setdefault(name or "unknown", {})[version or "unknown"] = n
-        per_source = _named(counts.per_source)
+        per_source = _without_windows(counts.per_source, [(s, n) for s, _, n in counts.windows])
         return out | {
             "model_id": meta.get("model_id"),
             "dim": int(meta["dim"]) if "dim" in meta else None,
             "chunks": sum(per_source.values()),
+            "windows": sum(n for _, _, n in counts.windows),
             "sources": counts.sources,
             "parents": counts.parents,
             "per_source": per_source,
-            "languages": _named(counts.languages),
+            "languages": _without_windows(
+                counts.languages, [(lang, n) for _, lang, n in counts.windows]
+            ),
             "chunkers": chunkers,
             "chunker_versions": versions,
         }

@@ -28,6 +28,7 @@ from jw_rag.store._filters import SqlFilter
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
 from jw_rag.store._rows import ChunkRow, dump_metadata
+from jw_rag.windows import WINDOW_CHUNKER
 
 try:
     import psycopg
@@ -338,9 +339,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         )
 
     def _delete_source_rows(self, conn: psycopg.Connection, source_id: str) -> int:
-        n = conn.execute("DELETE FROM jw_chunks WHERE source_id = %s", (source_id,)).rowcount
+        row = conn.execute(
+            "WITH gone AS (DELETE FROM jw_chunks WHERE source_id = %s RETURNING chunker) "
+            "SELECT COUNT(*) FILTER (WHERE chunker IS DISTINCT FROM %s) FROM gone",
+            (source_id, WINDOW_CHUNKER),
+        ).fetchone()
         conn.execute("DELETE FROM jw_parents WHERE source_id = %s", (source_id,))
-        return n
+        return int(row[0]) if row else 0
 
     def _forget_source(self, conn: psycopg.Connection, source_id: str) -> None:
         conn.execute("DELETE FROM jw_sources WHERE source_id = %s", (source_id,))
@@ -451,6 +456,11 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             "chunker_version, COUNT(*) FROM jw_chunks GROUP BY GROUPING SETS "
             "((source_id), (language), (chunker, chunker_version)) ORDER BY 1, 2, 3, 4, 5"
         ).fetchall()
+        windows = conn.execute(
+            "SELECT source_id, language, COUNT(*) FROM jw_chunks WHERE chunker = %s "
+            "GROUP BY source_id, language",
+            (WINDOW_CHUNKER,),
+        ).fetchall()
         totals = conn.execute(
             "SELECT (SELECT COUNT(*) FROM jw_sources), (SELECT COUNT(*) FROM jw_parents)"
         ).fetchone()
@@ -460,4 +470,5 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             per_source=[(r[1], r[5]) for r in rows if r[0] == 1],
             languages=[(r[2], r[5]) for r in rows if r[0] == 2],
             chunker_versions=[(r[3], r[4], r[5]) for r in rows if r[0] == 3],
+            windows=[(r[0], r[1], int(r[2])) for r in windows],
         )

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from jw_rag.defaults import SearchMode
 from jw_rag.model import Chunk
 
 __all__ = ["SearchHit", "SearchMode", "Store"]
 
-SearchMode = Literal["dense", "bm25", "hybrid"]
 
 
 @dataclass(slots=True)

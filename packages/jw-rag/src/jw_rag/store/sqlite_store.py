@@ -31,6 +31,7 @@ from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata
 from jw_rag.store._schema import SCHEMA_VERSION, prepare
 from jw_rag.store._tokens import analyse, match_expression, query_terms
+from jw_rag.windows import WINDOW_CHUNKER
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
@@ -222,12 +223,12 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         )
 
     def _delete_source_rows(self, conn: sqlite3.Connection, source_id: str) -> int:
-        rowids = [
-            r[0] for r in conn.execute("SELECT rowid FROM chunks WHERE source_id = ?", (source_id,))
-        ]
-        self._delete_rowids(conn, rowids)
+        rows = conn.execute(
+            "SELECT rowid, chunker FROM chunks WHERE source_id = ?", (source_id,)
+        ).fetchall()
+        self._delete_rowids(conn, [r[0] for r in rows])
         conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
-        return len(rowids)
+        return sum(r[1] != WINDOW_CHUNKER for r in rows)
 
     def _forget_source(self, conn: sqlite3.Connection, source_id: str) -> None:
         conn.execute("DELETE FROM sources WHERE source_id = ?", (source_id,))
@@ -325,7 +326,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         }
 
     def _counts(self, conn: sqlite3.Connection) -> Counts:
-        """Each count is one scan of a covering index, never of the chunk rows."""
+        """Each count is one scan of a covering index; window units are counted
+        from the rows the chunker index points to."""
 
         def grouped(columns: str) -> list[Any]:
             return conn.execute(
@@ -338,4 +340,9 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             per_source=grouped("source_id"),
             languages=grouped("language"),
             chunker_versions=grouped("chunker, chunker_version"),
+            windows=conn.execute(
+                "SELECT source_id, language, COUNT(*) FROM chunks WHERE chunker = ? "
+                "GROUP BY source_id, language",
+                (WINDOW_CHUNKER,),
+            ).fetchall(),
         )
