@@ -38,87 +38,120 @@ def _table(
     return [*out, ""]
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def _header(report: dict[str, Any]) -> list[str]:
     ds, cfg = report["dataset"], report["config"]
-    names: list[str] = report["metric_names"]
-    lines = [
+    return [
         f"# Chunker benchmark: {ds['name']}",
         "",
         f"{ds['n_documents']} documents, {ds['n_queries']} questions "
         f"({', '.join(f'{k}: {v}' for k, v in ds['languages'].items())}), format {ds['format']}. "
         f"Retriever {cfg['retriever']}, k={cfg['k']}, embedder `{cfg['embedder']}`, "
-        f"expansion {cfg['expand']}. Loader: "
+        f"expansion {cfg['expand']}, window units up to {cfg.get('window_chars', 0)} characters. "
+        "Loader: "
         + (", ".join(f"{k} {v}" for k, v in sorted(ds["loader_stats"].items())) or "no repairs")
         + ".",
         "",
+    ]
+
+
+def _variants(report: dict[str, Any]) -> list[str]:
+    lines = [
         "## Variants",
         "",
-        "| variant | n chunks | mean chars | median chars | chunk s | embed+index s | search s | score s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| variant | n chunks | n windows | mean chars | median chars | chunk s | embed+index s "
+        "| search s | score s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for v in report["variants"]:
         t = v["timings_s"]
         lines.append(
-            f"| {v['name']} | {v['n_chunks']} | {v['mean_chunk_chars']:.0f} | "
-            f"{v['median_chunk_chars']:.0f} | {t['chunk']:.2f} | {t['embed_index']:.2f} | "
-            f"{t['search']:.2f} | {t['score']:.2f} |"
+            f"| {v['name']} | {v['n_chunks']} | {v.get('n_windows', 0)} | "
+            f"{v['mean_chunk_chars']:.0f} | {v['median_chunk_chars']:.0f} | {t['chunk']:.2f} | "
+            f"{t['embed_index']:.2f} | {t['search']:.2f} | {t['score']:.2f} |"
         )
     lines.append("")
-    lines += _table(
+    return lines
+
+
+def _metric_tables(report: dict[str, Any]) -> list[str]:
+    names: list[str] = report["metric_names"]
+    variants = report["variants"]
+    lines = _table(
         "All questions",
-        [
-            (v["name"], v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}")
-            for v in report["variants"]
-        ],
+        [(v["name"], v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}") for v in variants],
         names,
     )
-    langs = sorted({lang for v in report["variants"] for lang in v["by_language"]})
+    langs = sorted({lang for v in variants for lang in v["by_language"]})
     for lang in langs if len(langs) > 1 else []:
         rows = [
             (v["name"], b["n"], b["metrics"], f"{b['mean_chunk_chars']:.0f}")
-            for v in report["variants"]
+            for v in variants
             if (b := v["by_language"].get(lang))
         ]
         lines += _table(f"Language {lang}", rows, names)
     multi = [
-        (
-            v["name"],
-            v["multi_span"]["n"],
-            v["multi_span"]["metrics"],
-            f"{v['mean_chunk_chars']:.0f}",
-        )
-        for v in report["variants"]
+        (v["name"], v["multi_span"]["n"], v["multi_span"]["metrics"], f"{v['mean_chunk_chars']:.0f}")
+        for v in variants
         if v["multi_span"]["n"]
     ]
     if multi:
         lines += _table("Multi-span questions", multi, names)
-    if report["deltas"]:
-        lines += [
-            "## Lift over paragraph (paired bootstrap)",
-            "",
-            "NDCG@10 judges the hits; NDCG@<B>c judges what was delivered within B characters.",
-            "",
-            "| comparison | metric | language | n | lift | 95% CI | gate |",
-            "|---|---|---|---:|---:|---|---|",
-        ]
-        tables = [report["deltas"], *report.get("budget_deltas", {}).values()]
-        for table in tables:
-            for key, per_lang in table.items():
-                for lang, d in per_lang.items():
-                    lines.append(
-                        f"| {key} | {d['metric']} | {lang} | {d['n']} | {d['lift'] * 100:+.1f}% | "
-                        f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] | "
-                        f"{d.get('gate', '–')} |"
-                    )
-        gate = report["gate"]
-        if gate["min_lift"] is not None:
-            verdict = "PASSED" if gate["passed"] else "FAILED: " + ", ".join(gate["failures"])
-            lines += [
-                "",
-                f"Gate (lower CI bound > {gate['min_lift']}% in every language): {verdict}",
-            ]
-        lines.append("")
-    lines += [
+    return lines
+
+
+def _lifts(report: dict[str, Any]) -> list[str]:
+    if not report["deltas"]:
+        return []
+    lines = [
+        "## Lift over paragraph (paired bootstrap)",
+        "",
+        "NDCG@10 judges the hits; NDCG@<B>c judges what was delivered within B characters.",
+        "",
+        "| comparison | metric | language | n | lift | 95% CI | gate |",
+        "|---|---|---|---:|---:|---|---|",
+    ]
+    for table in [report["deltas"], *report.get("budget_deltas", {}).values()]:
+        for key, per_lang in table.items():
+            for lang, d in per_lang.items():
+                lines.append(
+                    f"| {key} | {d['metric']} | {lang} | {d['n']} | {d['lift'] * 100:+.1f}% | "
+                    f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] | "
+                    f"{d.get('gate', '–')} |"
+                )
+    gate = report["gate"]
+    if gate["min_lift"] is not None:
+        verdict = "PASSED" if gate["passed"] else "FAILED: " + ", ".join(gate["failures"])
+        lines += ["", f"Gate (lower CI bound > {gate['min_lift']}% in every language): {verdict}"]
+    lines.append("")
+    return lines
+
+
+def _peer_lifts(report: dict[str, Any]) -> list[str]:
+    peer = report.get("peer_deltas") or {}
+    if not peer:
+        return []
+    lines = [
+        "## Lift over the best peer (paired bootstrap)",
+        "",
+        "Per language and budget, against the peer with the higher mean in that language.",
+        "",
+        "| variant | metric | language | n | value | best peer | peer value | lift | 95% CI |",
+        "|---|---|---|---:|---:|---|---:|---:|---|",
+    ]
+    for metric, table in peer.items():
+        for variant, per_lang in table.items():
+            for lang, d in per_lang.items():
+                lines.append(
+                    f"| {variant} | {metric} | {lang} | {d['n']} | {_f(d['value'])} | "
+                    f"{d['peer']} | {_f(d['peer_value'])} | {d['lift'] * 100:+.1f}% | "
+                    f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] |"
+                )
+    lines.append("")
+    return lines
+
+
+def _markers_and_time(report: dict[str, Any]) -> list[str]:
+    lines = [
         "## Marker firing rates",
         "",
         "| language | paragraphs | continuation | closure |",
@@ -129,10 +162,16 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"| {lang} | {m['paragraphs']} | {_f(m['continuation_rate'])} | {_f(m['closure_rate'])} |"
         )
     t = report["timings_s"]
-    lines += [
+    return [
+        *lines,
         "",
         f"Wall time: parse {t['parse']:.2f} s, query embedding {t['embed_queries']:.2f} s, "
         f"total {t['total']:.2f} s.",
         "",
     ]
-    return "\n".join(lines)
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The report as Markdown: one renderer per section."""
+    sections = (_header, _variants, _metric_tables, _lifts, _peer_lifts, _markers_and_time)
+    return "\n".join(line for render in sections for line in render(report))
