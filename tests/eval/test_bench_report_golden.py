@@ -1,0 +1,37 @@
+"""The bench report's content is pinned: a run on the bundled corpus (fake
+embedder, six questions per language) must give the stored report exactly,
+timings and paths aside. A deliberate change to the report regenerates the
+file and moves ``schema_version`` when the shape changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from jw_eval.bench import BenchOptions, run_chunker_bench
+from jw_rag.embed import FakeEmbedder
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "bench_report_bundled.json"
+OPTIONS = BenchOptions(
+    variants="paragraph,semantic:windows=0+none,langchain-recursive:400",
+    limit=6,
+    limit_per_language=True,
+)
+
+
+def stable(value: Any) -> Any:
+    """The report without what changes from run to run (timings, paths)."""
+    if isinstance(value, dict):
+        return {k: stable(v) for k, v in value.items() if k not in ("timings_s", "path")}
+    if isinstance(value, list):
+        return [stable(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 9)
+    return value
+
+
+def test_bundled_report_matches_the_stored_one() -> None:
+    report = run_chunker_bench(OPTIONS, embedder=FakeEmbedder()).report
+    expected = json.loads(GOLDEN.read_text("utf-8"))
+    assert json.loads(json.dumps(stable(report))) == expected
