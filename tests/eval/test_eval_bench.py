@@ -155,7 +155,7 @@ def test_limit_and_language_options() -> None:
     opts = BenchOptions(variants="paragraph", dataset=SQUAD, limit=2)
     report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
     assert [r["id"] for r in report["variants"][0]["queries"]] == ["lh-1", "lh-2"]
-    with pytest.raises(ConfigError, match="either --dataset or --queries"):
+    with pytest.raises(ConfigError, match="either dataset or queries"):
         run_chunker_bench(replace(opts, queries=SQUAD), embedder=FakeEmbedder())
 
 

@@ -73,13 +73,13 @@ from jw_eval.bench.runner import (
     BenchConfig,
     Progress,
     StoreFactory,
+    VariantRun,
     _default_store,
     _no_progress,
     run_variants,
 )
-from jw_eval.bench.scoring import metric_names
 from jw_eval.bench.summary import BASELINE, lift_table, peer_lift_table, summarise_variant
-from jw_eval.bench.variants import parse_variants
+from jw_eval.bench.variants import VariantSpec, parse_variants
 from jw_eval.bootstrap import RESAMPLES, SEED
 from jw_eval.datasets import load_dataset
 from jw_eval.datasets.model import Dataset
@@ -100,7 +100,9 @@ DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "fixtures" / "chunker_be
 
 @dataclass
 class BenchOptions:
-    """What to run; retrieval defaults are the product's (:mod:`jw_rag.defaults`)."""
+    """What to run; retrieval defaults are the product's (:mod:`jw_rag.defaults`).
+    The one list of the bench's options: the CLI builds it, the run derives its
+    :class:`BenchConfig` from it, and the report echoes it."""
 
     variants: str = "paragraph,semantic"
     dataset: Path | None = None
@@ -118,6 +120,16 @@ class BenchOptions:
     budgets: tuple[int, ...] = field(default=(2000, 4000))
     window_chars: int = DEFAULT_WINDOW_CHARS
 
+    def config(self) -> BenchConfig:
+        """How every variant is searched, delivered and scored."""
+        return BenchConfig(
+            k=self.k,
+            retriever=self.retriever,
+            expand=self.expand,
+            budgets=self.budgets,
+            window_chars=self.window_chars,
+        )
+
 
 @dataclass
 class BenchResult:
@@ -132,7 +144,7 @@ class BenchResult:
 def _load(options: BenchOptions) -> tuple[Dataset, str]:
     if options.queries is not None:
         if options.dataset is not None:
-            raise ConfigError("give either --dataset or --queries/--corpus-dir, not both")
+            raise ConfigError("give either dataset or queries (with corpus_dir), not both")
         path = options.queries
         ds = load_dataset(path, format=options.format or "yaml", corpus_dir=options.corpus_dir)
         ds = ds.for_language(options.language)
@@ -147,6 +159,62 @@ def _load(options: BenchOptions) -> tuple[Dataset, str]:
     return ds, str(path)
 
 
+def _dataset_section(dataset: Dataset, path: str) -> dict[str, Any]:
+    return {
+        "name": dataset.name,
+        "path": path,
+        "format": dataset.format,
+        "n_documents": len(dataset.documents),
+        "n_queries": len(dataset.queries),
+        "languages": dataset.languages(),
+        "loader_stats": dataset.stats,
+    }
+
+
+def _config_section(
+    options: BenchOptions, specs: list[VariantSpec], config: BenchConfig, embedder: Embedder
+) -> dict[str, Any]:
+    return {
+        "variants": [s.label for s in specs],
+        "k": config.k,
+        "retriever": config.retriever,
+        "embedder": embedder.model_id,
+        "expand": config.expand,
+        "window_chars": config.window_chars,
+        "budgets": list(config.budgets),
+        "min_lift": options.min_lift,
+        "limit": options.limit,
+        "bootstrap": {"resamples": RESAMPLES, "seed": SEED},
+    }
+
+
+def _comparisons(
+    runs: list[VariantRun], specs: list[VariantSpec], config: BenchConfig, min_lift: float | None
+) -> dict[str, Any]:
+    """Lifts over ``paragraph`` (NDCG@10, gated, and each budget), over the best
+    peer (each budget), and the gate's verdict."""
+    deltas = lift_table(runs, min_lift)
+    if min_lift is not None and not deltas:
+        raise ConfigError(f"min_lift needs '{BASELINE}' and at least one other variant")
+    failures = [
+        f"{key.removeprefix('delta_').removesuffix(f'_vs_{BASELINE}')}/{lang}"
+        for key, per_lang in deltas.items()
+        for lang, d in per_lang.items()
+        if d.get("gate") == "fail"
+    ]
+    budgeted = [m.name for m in config.measures if m.judges == "budget" and m.ci]
+    return {
+        "deltas": deltas,
+        "budget_deltas": {name: lift_table(runs, None, metric=name) for name in budgeted},
+        "peer_deltas": peer_lift_table(runs, specs, budgeted),
+        "gate": {
+            "min_lift": min_lift,
+            "passed": None if min_lift is None else not failures,
+            "failures": failures,
+        },
+    }
+
+
 def run_chunker_bench(
     options: BenchOptions,
     *,
@@ -157,13 +225,7 @@ def run_chunker_bench(
     """Load the dataset, run every variant, and build the report dictionary."""
     started = time.perf_counter()
     specs = parse_variants(options.variants)
-    config = BenchConfig(
-        k=options.k,
-        retriever=options.retriever,
-        expand=options.expand,
-        budgets=options.budgets,
-        window_chars=options.window_chars,
-    )
+    config = options.config()
     if embedder is None:
         from jw_rag.embed import get_embedder
 
@@ -171,61 +233,21 @@ def run_chunker_bench(
     t0 = time.perf_counter()
     dataset, path = _load(options)
     parse_s = time.perf_counter() - t0
-
     t0 = time.perf_counter()
     if config.retriever != "bm25":
         # One batch up front: the embedding cache then answers each search.
         embedder.embed([q.query for q in dataset.queries])
     embed_queries_s = time.perf_counter() - t0
-
     runs = run_variants(
         dataset, specs, embedder, config, store_factory=store_factory, progress=progress
     )
-    names = metric_names(config.k, config.budgets)
-    deltas = lift_table(runs, options.min_lift)
-    failures = [
-        f"{key.removeprefix('delta_').removesuffix(f'_vs_{BASELINE}')}/{lang}"
-        for key, per_lang in deltas.items()
-        for lang, d in per_lang.items()
-        if d.get("gate") == "fail"
-    ]
-    if options.min_lift is not None and not deltas:
-        raise ConfigError(f"--min-lift needs '{BASELINE}' and at least one other variant")
     report: dict[str, Any] = {
         "schema_version": 2,
-        "dataset": {
-            "name": dataset.name,
-            "path": path,
-            "format": dataset.format,
-            "n_documents": len(dataset.documents),
-            "n_queries": len(dataset.queries),
-            "languages": dataset.languages(),
-            "loader_stats": dataset.stats,
-        },
-        "config": {
-            "variants": [s.label for s in specs],
-            "k": config.k,
-            "retriever": config.retriever,
-            "embedder": embedder.model_id,
-            "expand": config.expand,
-            "window_chars": config.window_chars,
-            "budgets": list(config.budgets),
-            "min_lift": options.min_lift,
-            "limit": options.limit,
-            "bootstrap": {"resamples": RESAMPLES, "seed": SEED},
-        },
-        "metric_names": names,
-        "variants": [summarise_variant(r, names) for r in runs],
-        "deltas": deltas,
-        "budget_deltas": {
-            f"ndcg@{b}c": lift_table(runs, None, metric=f"ndcg@{b}c") for b in config.budgets
-        },
-        "peer_deltas": peer_lift_table(runs, specs, [f"ndcg@{b}c" for b in config.budgets]),
-        "gate": {
-            "min_lift": options.min_lift,
-            "passed": None if options.min_lift is None else not failures,
-            "failures": failures,
-        },
+        "dataset": _dataset_section(dataset, path),
+        "config": _config_section(options, specs, config, embedder),
+        "metric_names": [m.name for m in config.measures],
+        "variants": [summarise_variant(r, config.measures) for r in runs],
+        **_comparisons(runs, specs, config, options.min_lift),
         "markers": marker_rates(dataset),
         "timings_s": {
             "parse": round(parse_s, 3),

@@ -21,7 +21,7 @@ def render_report(report: dict[str, Any], fmt: str) -> str:
         return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=True) + "\n"
     if fmt == "md":
         return render_markdown(report)
-    raise ConfigError(f"unknown --report {fmt!r}: use md or json")
+    raise ConfigError(f"unknown report format {fmt!r}: use md or json")
 
 
 def write_report(report: dict[str, Any], fmt: str, out: Path | None) -> list[Path]:

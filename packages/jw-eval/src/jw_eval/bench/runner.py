@@ -22,6 +22,7 @@ from typing import Any
 
 from jw_eval.bench.chunking import VariantChunker, chunk_range
 from jw_eval.bench.expansion import paid_order
+from jw_eval.bench.measures import Measure, measures
 from jw_eval.bench.scoring import score_query
 from jw_eval.bench.variants import VariantSpec
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
@@ -68,6 +69,11 @@ class BenchConfig:
             raise ConfigError(f"unknown expansion {self.expand!r}: use {', '.join(EXPANSIONS)}")
         if self.window_chars < 0:
             raise ConfigError(f"window_chars must be >= 0, got {self.window_chars}")
+
+    @property
+    def measures(self) -> tuple[Measure, ...]:
+        """What every question is scored on (:func:`jw_eval.bench.measures.measures`)."""
+        return measures(self.k, self.budgets)
 
     def expansion(self, spec: VariantSpec) -> str:
         """How ``spec``'s hits are delivered: its own ``+expansion``, else
@@ -190,7 +196,7 @@ def _score(
             [r for c in group if (r := _range_of(dataset, indexed, c)) is not None]
             for group in paid_order(delivered)
         ]
-        scores = score_query(ranked, got, q.expected, k=config.k, budgets=config.budgets)
+        scores = score_query(ranked, got, q.expected, config.measures)
         rows.append({
             "id": q.id,
             "language": q.language or "und",

@@ -1,10 +1,14 @@
-"""Score one question's search hits with every metric the report shows."""
+"""Score one question's search hits with every measure of the run
+(:mod:`jw_eval.bench.measures`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 
+from jw_eval.bench.measures import Measure
 from jw_eval.metrics import (
+    CharScores,
     budget_groups,
     char_scores,
     complete_evidence,
@@ -16,20 +20,7 @@ from jw_eval.metrics import (
 )
 from jw_eval.spans import DocRange, ExpectedSpan
 
-__all__ = ["metric_names", "score_query"]
-
-
-def metric_names(k: int, budgets: Sequence[int]) -> list[str]:
-    cutoffs = sorted({5, k}) if k >= 5 else [k]
-    names = ["ndcg@10", "doc_ndcg@10", f"mrr@{k}"]
-    for c in cutoffs:
-        names += [f"hit@{c}", f"recall@{c}"]
-    for c in cutoffs:
-        names += [f"char_recall@{c}", f"char_precision@{c}", f"char_iou@{c}"]
-    names.append(f"complete@{k}")
-    for b in budgets:
-        names += [f"ndcg@{b}c", f"recall@{b}c", f"complete@{b}c"]
-    return names
+__all__ = ["score_query"]
 
 
 def _doc_level(expected: Sequence[ExpectedSpan]) -> list[ExpectedSpan]:
@@ -37,40 +28,48 @@ def _doc_level(expected: Sequence[ExpectedSpan]) -> list[ExpectedSpan]:
     return [ExpectedSpan(d, 0, 1 << 60) for d in docs]
 
 
+def _flat(groups: Sequence[Sequence[DocRange]]) -> list[DocRange]:
+    return [r for g in groups for r in g]
+
+
 def score_query(
     ranked: Sequence[DocRange],
     delivered: Sequence[Sequence[DocRange]],
     expected: Sequence[ExpectedSpan],
-    *,
-    k: int,
-    budgets: Sequence[int],
+    measures: Sequence[Measure],
 ) -> dict[str, float]:
     """``ranked``: the hit chunks' ranges in rank order; ``delivered``: per rank,
-    what the reader got (the chunk plus any expansion). ``ndcg@10`` and the
-    other rank metrics judge the hits; ``ndcg@<b>c`` judges what was delivered
-    within ``b`` characters, so strategies that deliver more per hit pay for it."""
+    what the reader got (the chunk plus any expansion). Measures that judge
+    ``hits`` see ``ranked``; ``delivered`` ones see the first ``cutoff``
+    groups; ``budget`` ones what was delivered within ``budget`` characters,
+    so strategies that deliver more per hit pay for it."""
     refs = [e.range for e in expected]
-    out: dict[str, float] = {
-        "ndcg@10": ndcg_at_k(ranked, expected, 10),
-        "doc_ndcg@10": ndcg_at_k(
-            [DocRange(r.doc_id, 0, 1 << 60) for r in ranked], _doc_level(expected), 10
+    chars: Callable[[int], CharScores] = cache(
+        lambda c: char_scores(_flat(delivered[:c]), refs)
+    )
+    within: Callable[[int], list[list[DocRange]]] = cache(lambda b: budget_groups(delivered, b))
+
+    def budget_recall(b: int) -> float:
+        got = _flat(within(b))
+        return recall_at_k(got, expected, len(got)) if got else 0.0
+
+    doc_ranked = [DocRange(r.doc_id, 0, 1 << 60) for r in ranked]
+    scorers: dict[tuple[str, str], Callable[[Measure], float]] = {
+        ("hits", "ndcg"): lambda m: ndcg_at_k(ranked, expected, m.cutoff or 10),
+        ("hits", "doc_ndcg"): lambda m: ndcg_at_k(doc_ranked, _doc_level(expected), m.cutoff or 10),
+        ("hits", "mrr"): lambda m: reciprocal_rank_at_k(ranked, expected, m.cutoff or 10),
+        ("hits", "hit"): lambda m: hit_at_k(ranked, expected, m.cutoff or 10),
+        ("hits", "recall"): lambda m: recall_at_k(ranked, expected, m.cutoff or 10),
+        ("delivered", "char_recall"): lambda m: chars(m.cutoff or 10).recall,
+        ("delivered", "char_precision"): lambda m: chars(m.cutoff or 10).precision,
+        ("delivered", "char_iou"): lambda m: chars(m.cutoff or 10).iou,
+        ("delivered", "complete"): lambda m: complete_evidence(
+            _flat(delivered[: m.cutoff]), expected
         ),
-        f"mrr@{k}": reciprocal_rank_at_k(ranked, expected, k),
+        ("budget", "ndcg"): lambda m: grouped_ndcg(within(m.budget or 0), expected),
+        ("budget", "recall"): lambda m: budget_recall(m.budget or 0),
+        ("budget", "complete"): lambda m: complete_evidence(
+            _flat(within(m.budget or 0)), expected
+        ),
     }
-    cutoffs = sorted({5, k}) if k >= 5 else [k]
-    for c in cutoffs:
-        out[f"hit@{c}"] = hit_at_k(ranked, expected, c)
-        out[f"recall@{c}"] = recall_at_k(ranked, expected, c)
-    for c in cutoffs:
-        s = char_scores([r for rank in delivered[:c] for r in rank], refs)
-        out[f"char_recall@{c}"] = s.recall
-        out[f"char_precision@{c}"] = s.precision
-        out[f"char_iou@{c}"] = s.iou
-    out[f"complete@{k}"] = complete_evidence([r for rank in delivered[:k] for r in rank], expected)
-    for b in budgets:
-        groups = budget_groups(delivered, b)
-        got = [r for g in groups for r in g]
-        out[f"ndcg@{b}c"] = grouped_ndcg(groups, expected)
-        out[f"recall@{b}c"] = recall_at_k(got, expected, len(got)) if got else 0.0
-        out[f"complete@{b}c"] = complete_evidence(got, expected)
-    return out
+    return {m.name: scorers[(m.judges, m.kind)](m) for m in measures}

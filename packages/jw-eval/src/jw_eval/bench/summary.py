@@ -9,36 +9,21 @@ from typing import Any
 
 import numpy as np
 
+from jw_eval.bench.measures import GATE, Measure
 from jw_eval.bench.runner import VariantRun
 from jw_eval.bench.variants import VariantSpec
 from jw_eval.bootstrap import bootstrap_mean, paired_lift
 
-__all__ = [
-    "BASELINE",
-    "GATE_METRIC",
-    "has_ci",
-    "lift_table",
-    "peer_lift_table",
-    "summarise_variant",
-]
+__all__ = ["BASELINE", "lift_table", "peer_lift_table", "summarise_variant"]
 
 BASELINE = "paragraph"
-GATE_METRIC = "ndcg@10"
 
 
-def has_ci(name: str) -> bool:
-    """Metrics reported with a bootstrap CI95: NDCG@10 and NDCG within each budget."""
-    return name == GATE_METRIC or (name.startswith("ndcg@") and name.endswith("c"))
-
-
-def _metric_block(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+def _metric_block(rows: Sequence[dict[str, Any]], measures: Sequence[Measure]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name in names:
-        values = np.array([r[name] for r in rows], dtype=np.float64)
-        if has_ci(name):
-            out[name] = bootstrap_mean(values).to_dict()
-        else:
-            out[name] = {"value": float(values.mean())}
+    for m in measures:
+        values = np.array([r[m.name] for r in rows], dtype=np.float64)
+        out[m.name] = bootstrap_mean(values).to_dict() if m.ci else {"value": float(values.mean())}
     return out
 
 
@@ -49,7 +34,7 @@ def _mean_len(run: VariantRun, language: str) -> float:
     return statistics.fmean(lengths) if lengths else 0.0
 
 
-def summarise_variant(run: VariantRun, names: Sequence[str]) -> dict[str, Any]:
+def summarise_variant(run: VariantRun, names: Sequence[Measure]) -> dict[str, Any]:
     rows = run.rows
     lengths = run.chunk_lengths
     by_lang: dict[str, list[dict[str, Any]]] = {}
@@ -83,7 +68,7 @@ def lift_table(
     runs: Sequence[VariantRun],
     min_lift: float | None,
     baseline: str = BASELINE,
-    metric: str = GATE_METRIC,
+    metric: str = GATE.name,
 ) -> dict[str, Any]:
     """``delta_<variant>_vs_paragraph`` (the baseline is the first variant of
     the ``paragraph`` chunker, options allowed, delivered as the run's

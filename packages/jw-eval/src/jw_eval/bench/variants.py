@@ -57,7 +57,7 @@ def _value(raw: str) -> Any:
 def parse_variant(text: str) -> VariantSpec:
     label = text.strip()
     if not label:
-        raise ConfigError("empty variant name in --variants")
+        raise ConfigError("empty variant name in variants")
     body, plus, expand = label.rpartition("+") if "+" in label else (label, "", "")
     expand = expand.strip().lower()
     if plus:
@@ -114,7 +114,7 @@ def parse_variants(text: str) -> list[VariantSpec]:
     out = [parse_variant(s) for s in specs]
     labels = [v.label for v in out]
     if len(set(labels)) != len(labels):
-        raise ConfigError(f"--variants lists a variant twice: {', '.join(labels)}")
+        raise ConfigError(f"variants lists a variant twice: {', '.join(labels)}")
     if not out:
-        raise ConfigError("--variants is empty: give e.g. paragraph,semantic")
+        raise ConfigError("variants is empty: give e.g. paragraph,semantic")
     return out

@@ -36,7 +36,7 @@ def detect_format(path: Path) -> DatasetFormat:
             return "jsonl"
         if _yaml_in(path) is not None:
             return "yaml"
-        raise IngestError(f"cannot tell the format of directory {path}: use --format")
+        raise IngestError(f"cannot tell the format of directory {path}: give its format")
     if not path.is_file():
         raise IngestError(f"dataset {path} does not exist")
     if path.suffix == ".jsonl":
@@ -49,10 +49,10 @@ def detect_format(path: Path) -> DatasetFormat:
             raise IngestError(f"{path} is not valid JSON: {exc}") from exc
         if isinstance(data, dict) and isinstance(data.get("data"), list):
             return "squad"
-        raise IngestError(f"{path} is JSON but not SQuAD (no 'data' list): use --format")
+        raise IngestError(f"{path} is JSON but not SQuAD (no 'data' list): give its format")
     if path.suffix in (".yaml", ".yml") or head.startswith("- "):
         return "yaml"
-    raise IngestError(f"cannot tell the format of {path}: use --format {'|'.join(FORMATS)}")
+    raise IngestError(f"cannot tell the format of {path}: give format= one of {', '.join(FORMATS)}")
 
 
 def load_dataset(

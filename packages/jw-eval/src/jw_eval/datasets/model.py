@@ -68,7 +68,7 @@ class Dataset:
         if limit is None:
             return self
         if limit < 1:
-            raise ValueError(f"--limit must be >= 1, got {limit}")
+            raise ValueError(f"limit must be >= 1, got {limit}")
         if per_language:
             seen: Counter[str] = Counter()
             kept = []

@@ -65,7 +65,7 @@ def load_yaml_queries(
     queries = Path(queries)
     corpus = Path(corpus_dir) if corpus_dir is not None else queries.parent / "corpus"
     if not corpus.is_dir():
-        raise IngestError(f"corpus directory {corpus} does not exist: pass --corpus-dir")
+        raise IngestError(f"corpus directory {corpus} does not exist: pass corpus_dir")
     documents: dict[str, BenchDocument] = {}
     out: list[BenchQuery] = []
     for n, item in enumerate(_items(queries), 1):
