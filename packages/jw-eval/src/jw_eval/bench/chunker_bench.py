@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from jw_eval.bench.markers_rate import marker_rates
+from jw_eval.bench.report import DatasetInfo, Gate, Report, RunConfig
 from jw_eval.bench.runner import (
     BenchConfig,
     Progress,
@@ -133,12 +134,18 @@ class BenchOptions:
 
 @dataclass
 class BenchResult:
-    report: dict[str, Any]
+    """A run's typed :class:`~jw_eval.bench.report.Report` and its JSON form."""
+
+    data: Report
+    report: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.report = self.data.to_dict()
 
     @property
     def passed(self) -> bool:
         """False only when a requested gate failed."""
-        return self.report["gate"]["passed"] is not False
+        return self.data.gate.passed is not False
 
 
 def _load(options: BenchOptions) -> tuple[Dataset, str]:
@@ -159,33 +166,34 @@ def _load(options: BenchOptions) -> tuple[Dataset, str]:
     return ds, str(path)
 
 
-def _dataset_section(dataset: Dataset, path: str) -> dict[str, Any]:
-    return {
-        "name": dataset.name,
-        "path": path,
-        "format": dataset.format,
-        "n_documents": len(dataset.documents),
-        "n_queries": len(dataset.queries),
-        "languages": dataset.languages(),
-        "loader_stats": dataset.stats,
-    }
+def _dataset_info(dataset: Dataset, path: str) -> DatasetInfo:
+    return DatasetInfo(
+        name=dataset.name,
+        path=path,
+        format=dataset.format,
+        n_documents=len(dataset.documents),
+        n_queries=len(dataset.queries),
+        languages=dataset.languages(),
+        loader_stats=dataset.stats,
+    )
 
 
-def _config_section(
+def _run_config(
     options: BenchOptions, specs: list[VariantSpec], config: BenchConfig, embedder: Embedder
-) -> dict[str, Any]:
-    return {
-        "variants": [s.label for s in specs],
-        "k": config.k,
-        "retriever": config.retriever,
-        "embedder": embedder.model_id,
-        "expand": config.expand,
-        "window_chars": config.window_chars,
-        "budgets": list(config.budgets),
-        "min_lift": options.min_lift,
-        "limit": options.limit,
-        "bootstrap": {"resamples": RESAMPLES, "seed": SEED},
-    }
+) -> RunConfig:
+    return RunConfig(
+        variants=[s.label for s in specs],
+        k=config.k,
+        retriever=config.retriever,
+        embedder=embedder.model_id,
+        expand=config.expand,
+        window_chars=config.window_chars,
+        budgets=list(config.budgets),
+        min_lift=options.min_lift,
+        limit=options.limit,
+        resamples=RESAMPLES,
+        seed=SEED,
+    )
 
 
 def _comparisons(
@@ -200,18 +208,14 @@ def _comparisons(
         f"{key.removeprefix('delta_').removesuffix(f'_vs_{BASELINE}')}/{lang}"
         for key, per_lang in deltas.items()
         for lang, d in per_lang.items()
-        if d.get("gate") == "fail"
+        if d.gate == "fail"
     ]
     budgeted = [m.name for m in config.measures if m.judges == "budget" and m.ci]
     return {
         "deltas": deltas,
         "budget_deltas": {name: lift_table(runs, None, metric=name) for name in budgeted},
         "peer_deltas": peer_lift_table(runs, specs, budgeted),
-        "gate": {
-            "min_lift": min_lift,
-            "passed": None if min_lift is None else not failures,
-            "failures": failures,
-        },
+        "gate": Gate(min_lift, failures),
     }
 
 
@@ -222,7 +226,7 @@ def run_chunker_bench(
     store_factory: StoreFactory = _default_store,
     progress: Progress = _no_progress,
 ) -> BenchResult:
-    """Load the dataset, run every variant, and build the report dictionary."""
+    """Load the dataset, run every variant, and build the report."""
     started = time.perf_counter()
     specs = parse_variants(options.variants)
     config = options.config()
@@ -241,18 +245,17 @@ def run_chunker_bench(
     runs = run_variants(
         dataset, specs, embedder, config, store_factory=store_factory, progress=progress
     )
-    report: dict[str, Any] = {
-        "schema_version": 2,
-        "dataset": _dataset_section(dataset, path),
-        "config": _config_section(options, specs, config, embedder),
-        "metric_names": [m.name for m in config.measures],
-        "variants": [summarise_variant(r, config.measures) for r in runs],
+    report = Report(
+        dataset=_dataset_info(dataset, path),
+        config=_run_config(options, specs, config, embedder),
+        metric_names=[m.name for m in config.measures],
+        variants=[summarise_variant(r, config.measures) for r in runs],
         **_comparisons(runs, specs, config, options.min_lift),
-        "markers": marker_rates(dataset),
-        "timings_s": {
+        markers=marker_rates(dataset),
+        timings_s={
             "parse": round(parse_s, 3),
             "embed_queries": round(embed_queries_s, 3),
             "total": round(time.perf_counter() - started, 3),
         },
-    }
+    )
     return BenchResult(report)
