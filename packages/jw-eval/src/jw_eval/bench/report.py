@@ -7,7 +7,7 @@ The JSON layout each class produces is the schema documented in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from jw_eval.bootstrap import Estimate
@@ -26,6 +26,15 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 2
+
+
+def _fields(value: Any, *leave_out: str) -> dict[str, Any]:
+    """A dataclass's own fields, shallow, without ``leave_out``."""
+    return {f.name: getattr(value, f.name) for f in fields(value) if f.name not in leave_out}
+
+
+def _lift(estimate: Estimate) -> dict[str, Any]:
+    return {"lift": estimate.value, "ci95": [estimate.low, estimate.high]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +58,7 @@ class LanguageSummary:
     metrics: MetricBlock
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "n_chunks": self.n_chunks,
-            "mean_chunk_chars": self.mean_chunk_chars,
-            "metrics": self.metrics.to_dict(),
-        }
+        return {**_fields(self, "metrics"), "metrics": self.metrics.to_dict()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,15 +104,8 @@ class Lift:
     gate: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "n": self.n,
-            "metric": self.metric,
-            "lift": self.estimate.value,
-            "ci95": [self.estimate.low, self.estimate.high],
-        }
-        if self.gate is not None:
-            out["gate"] = self.gate
-        return out
+        out = {**_fields(self, "estimate", "gate"), **_lift(self.estimate)}
+        return out if self.gate is None else {**out, "gate": self.gate}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,14 +119,7 @@ class PeerLift:
     estimate: Estimate
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "peer": self.peer,
-            "value": self.value,
-            "peer_value": self.peer_value,
-            "lift": self.estimate.value,
-            "ci95": [self.estimate.low, self.estimate.high],
-        }
+        return {**_fields(self, "estimate"), **_lift(self.estimate)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,15 +147,7 @@ class DatasetInfo:
     loader_stats: dict[str, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "path": self.path,
-            "format": self.format,
-            "n_documents": self.n_documents,
-            "n_queries": self.n_queries,
-            "languages": self.languages,
-            "loader_stats": self.loader_stats,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,18 +165,9 @@ class RunConfig:
     seed: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "variants": self.variants,
-            "k": self.k,
-            "retriever": self.retriever,
-            "embedder": self.embedder,
-            "expand": self.expand,
-            "window_chars": self.window_chars,
-            "budgets": self.budgets,
-            "min_lift": self.min_lift,
-            "limit": self.limit,
-            "bootstrap": {"resamples": self.resamples, "seed": self.seed},
-        }
+        out = asdict(self)
+        out["bootstrap"] = {"resamples": out.pop("resamples"), "seed": out.pop("seed")}
+        return out
 
 
 LiftTable = dict[str, dict[str, Lift]]
