@@ -13,14 +13,19 @@ extension (``es/alma``), so ids stay unique across sub-folders.
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
-from jw_rag.ingest._source import Loaded, is_url, read_path, read_source
+from jw_rag.ingest._source import (
+    Loaded,
+    is_url,
+    read_path,
+    read_source,
+    refuse_other_kind,
+    sniff_kind,
+)
 from jw_rag.ingest.article import parse_article_bytes
 from jw_rag.ingest.bible import parse_bible_bytes
 from jw_rag.ingest.epub import parse_epub_bytes
@@ -45,16 +50,6 @@ EXTENSIONS: dict[str, str] = {
 _VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
 
 
-def _is_epub(data: bytes) -> bool:
-    if not data.startswith(b"PK"):
-        return False
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            return "META-INF/container.xml" in zf.namelist()
-    except zipfile.BadZipFile:
-        return False
-
-
 def detect_kind(loaded: Loaded) -> str:
     """The kind of an already-read source (see the module docstring)."""
     suffix = loaded.path.suffix.lower() if loaded.path is not None else ""
@@ -68,15 +63,11 @@ def detect_kind(loaded: Loaded) -> str:
             "text/plain": "text",
         }.get(ctype)
     if kind is None:
-        head = loaded.data.lstrip()[:1024]
-        if head.startswith(b"%PDF"):
-            kind = "pdf"
-        elif _is_epub(loaded.data):
-            kind = "epub"
-        elif head[:1] == b"<" or ctype in ("text/html", "application/xhtml+xml"):
-            kind = "article"
-        else:
-            kind = "text"
+        sniffed = sniff_kind(loaded.data)
+        if sniffed is not None and sniffed not in KINDS:
+            refuse_other_kind(loaded, "a page, book or text file")
+        html = loaded.data.lstrip()[:1] == b"<" or ctype in ("text/html", "application/xhtml+xml")
+        kind = sniffed or ("article" if html else "text")
     if kind == "article" and _VERSE_ID.search(loaded.data[:200_000]):
         kind = "bible"
     return kind

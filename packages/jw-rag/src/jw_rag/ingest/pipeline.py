@@ -15,15 +15,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from jw_core import detect_language, normalize_language
+from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store.protocol import Store
 
 __all__ = [
+    "AUTO_LANGUAGE",
     "ChunkerArg",
     "IngestResult",
+    "check_language",
     "chunk_document",
     "content_hash",
     "ingest_document",
@@ -222,13 +224,30 @@ def ingest_parsed(
     )
 
 
+#: What ``language=`` accepts besides a supported code: detect it from the text.
+AUTO_LANGUAGE = "auto"
+
+
+def check_language(language: str | None) -> str | None:
+    """The supported ISO code for ``language`` (``None`` for None or ``"auto"``,
+    meaning: detect it); anything else is a one-line :class:`ConfigError`."""
+    if language is None or language.strip().lower() == AUTO_LANGUAGE:
+        return None
+    code = normalize_language(language)
+    if code not in SUPPORTED_LANGUAGES:
+        valid = ", ".join((*SUPPORTED_LANGUAGES, AUTO_LANGUAGE))
+        raise ConfigError(f"unknown language {language!r}; use one of {valid}")
+    return code
+
+
 def with_language(doc: Document, language: str | None) -> Document:
-    """``doc`` with the caller's language (normalised) when one is given."""
-    if language:
-        code = normalize_language(language)
-        if code is None:
-            raise ConfigError(f"unknown language {language!r}; use an ISO code such as en, es, pt")
+    """``doc`` with the caller's language when one is given (see :func:`check_language`);
+    ``"auto"`` drops the language the source declares, so it is detected from the text."""
+    code = check_language(language)
+    if code is not None:
         doc.language = code
+    elif language is not None:
+        doc.language = None
     return doc
 
 
