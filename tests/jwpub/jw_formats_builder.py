@@ -120,7 +120,9 @@ def write_jwpub(
         },
     }
     contents = zip_bytes({f"{symbol}.db": db})
-    path.write_bytes(zip_bytes({"manifest.json": json.dumps(manifest).encode(), "contents": contents}))
+    path.write_bytes(
+        zip_bytes({"manifest.json": json.dumps(manifest).encode(), "contents": contents})
+    )
     return path
 
 
