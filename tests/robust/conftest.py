@@ -1,4 +1,5 @@
-"""Hostile and edge input: the JWPUB / backup writers come from tests/jwpub."""
+"""Hostile and edge input: the JWPUB / backup writers come from tests/jwpub, the
+MCP client from tests/mcp."""
 
 from __future__ import annotations
 
@@ -6,3 +7,4 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "jwpub"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))

@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 import jw_rag.ingest as ingest
 from jw_mcp import sessions
-from jw_rag.config import default_store
+from jw_rag.config import default_store, existing_store
 from jw_rag.errors import JwRagError
 from jw_rag.ingest import IngestResult
 from jw_rag.retrieve import retrieve
@@ -45,8 +45,10 @@ def _tool_errors(fn: F) -> F:
 
 
 @contextmanager
-def _store() -> Iterator[Store]:
-    store = open_store(default_store())
+def _store(*, existing: bool = False) -> Iterator[Store]:
+    """The configured store; ``existing=True`` (read-only tools) refuses one that does not exist."""
+    location = default_store()
+    store = open_store(existing_store(location) if existing else location)
     try:
         yield store
     finally:
@@ -151,7 +153,7 @@ def build_server() -> MCPServer:
             raise ValueError(f"mode {mode!r} is not one of dense, bm25, hybrid")
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        with _store() as store:
+        with _store(existing=True) as store:
             hits = retrieve(store, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]
         return [_hit(h) for h in hits]
 
@@ -159,7 +161,7 @@ def build_server() -> MCPServer:
     @_tool_errors
     def stats() -> dict[str, Any]:
         """Chunk and source counts by language and chunker, the embedder and the store path."""
-        with _store() as store:
+        with _store(existing=True) as store:
             return store.stats()
 
     return server
