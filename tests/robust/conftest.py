@@ -8,3 +8,4 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "jwpub"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # hostile_files
