@@ -48,7 +48,10 @@ StoreOpt = Annotated[
 ]
 LanguageOpt = Annotated[
     str | None,
-    typer.Option("--language", help="Language code (en, es, pt) overriding the detected one."),
+    typer.Option(
+        "--language",
+        help="Language (en, es, pt) overriding the source's own; auto detects it from the text.",
+    ),
 ]
 
 

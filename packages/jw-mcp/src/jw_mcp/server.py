@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 import jw_rag.ingest as ingest
 from jw_mcp import sessions
 from jw_rag.config import default_store, existing_store
-from jw_rag.errors import JwRagError
+from jw_rag.errors import ConfigError, JwRagError
 from jw_rag.ingest import IngestResult
 from jw_rag.retrieve import retrieve
 from jw_rag.store import Store, open_store
@@ -108,27 +108,55 @@ def build_server() -> MCPServer:
 
         @_tool_errors
         def tool(
-            url_or_path: str, ctx: Context, chunker: str | None = None, language: str | None = None
+            url_or_path: str,
+            ctx: Context,
+            chunker: str | None = None,
+            language: str | None = None,
+            source_id: str | None = None,
+            replace: bool = False,
         ) -> dict[str, Any]:
             with _store() as store:
-                return _result(
-                    function(store, url_or_path, chunker=_chunker(ctx, chunker), language=language)
+                result = function(
+                    store,
+                    url_or_path,
+                    chunker=_chunker(ctx, chunker),
+                    language=language,
+                    source_id=source_id,
+                    replace=replace,
                 )
+            return _result(result)
 
         tool.__doc__ = doc
         server.add_tool(tool, name=function_name, description=doc)
 
     def _many(function_name: str, doc: str) -> None:
+        """Tools for files of many sources; their ids come from the content (JWPUB,
+        backup) or, for an EPUB, from ``source_id`` followed by each chapter's file."""
         function = getattr(ingest, function_name, None)
         if function is None:
             return
 
         @_tool_errors
         def tool(
-            path: str, ctx: Context, chunker: str | None = None, language: str | None = None
+            path: str,
+            ctx: Context,
+            chunker: str | None = None,
+            language: str | None = None,
+            source_id: str | None = None,
+            replace: bool = False,
         ) -> list[dict[str, Any]]:
+            named: dict[str, Any] = {}
+            if function_name == "ingest_epub":
+                named = {"source_id": source_id, "replace": replace}
+            elif source_id is not None or replace:
+                raise ConfigError(
+                    f"{function_name} takes no source_id or replace: its source ids come "
+                    "from the file's content"
+                )
             with _store() as store:
-                results = function(store, path, chunker=_chunker(ctx, chunker), language=language)
+                results = function(
+                    store, path, chunker=_chunker(ctx, chunker), language=language, **named
+                )
             return [_result(r) for r in results]
 
         tool.__doc__ = doc

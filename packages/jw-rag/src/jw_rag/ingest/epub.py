@@ -105,9 +105,10 @@ def ingest_epub(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> list[IngestResult]:
     """Parse every chapter first, then store each (``source_id`` prefixes chapter ids)."""
     docs = parse_epub_bytes(read_path(path), base_id=source_id)
     for doc in docs:
         with_language(doc, language)
-    return ingest_documents(store, docs, chunker=chunker)
+    return ingest_documents(store, docs, chunker=chunker, replace=replace)

@@ -18,6 +18,7 @@ from typing import Any
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.errors import ConfigError, IngestError
+from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store.protocol import Store
 
@@ -186,10 +187,14 @@ def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool)
 
 
 def ingest_documents(
-    store: Store, docs: list[Document], *, chunker: ChunkerArg = None
+    store: Store, docs: list[Document], *, chunker: ChunkerArg = None, replace: bool = False
 ) -> list[IngestResult]:
-    """Chunk every document first, then replace each source (skipped when unchanged)."""
+    """Chunk every document first, then replace each source (skipped when unchanged).
+
+    A source id already stored from another origin (another file or URL) is
+    refused unless ``replace`` (see :mod:`jw_rag.ingest._identity`)."""
     resolved = resolve_chunker(chunker)
+    moved = settle_source_ids(store, docs, replace=replace)
     prepared = [(doc, *chunk_document_with_parents(doc, chunker=resolved)) for doc in docs]
     results = []
     for doc, chunks, parents in prepared:
@@ -197,7 +202,7 @@ def ingest_documents(
         changed = store.replace_source(
             doc.source_id,
             chunks,
-            content_hash=content_hash(doc, resolved),
+            content_hash=None if doc.source_id in moved else content_hash(doc, resolved),
             source_metadata=_source_metadata(doc, resolved),
             **extra,
         )
@@ -205,9 +210,12 @@ def ingest_documents(
     return results
 
 
-def ingest_document(store: Store, doc: Document, *, chunker: ChunkerArg = None) -> IngestResult:
-    """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged)."""
-    return ingest_documents(store, [doc], chunker=chunker)[0]
+def ingest_document(
+    store: Store, doc: Document, *, chunker: ChunkerArg = None, replace: bool = False
+) -> IngestResult:
+    """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged;
+    ``replace`` as in :func:`ingest_documents`)."""
+    return ingest_documents(store, [doc], chunker=chunker, replace=replace)[0]
 
 
 def ingest_parsed(
@@ -217,10 +225,14 @@ def ingest_parsed(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     """:func:`ingest_document` after applying the caller's language and source id."""
     return ingest_document(
-        store, with_source_id(with_language(doc, language), source_id), chunker=chunker
+        store,
+        with_source_id(with_language(doc, language), source_id),
+        chunker=chunker,
+        replace=replace,
     )
 
 
@@ -252,6 +264,7 @@ def with_language(doc: Document, language: str | None) -> Document:
 
 
 def with_source_id(doc: Document, source_id: str | None) -> Document:
+    """``doc`` with the caller's source id when one is given (not empty)."""
     if source_id is not None:
         if not source_id.strip():
             raise ConfigError("source_id must not be empty")

@@ -59,7 +59,13 @@ def ingest_text(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     return ingest_parsed(
-        store, parse_text(path), chunker=chunker, language=language, source_id=source_id
+        store,
+        parse_text(path),
+        chunker=chunker,
+        language=language,
+        source_id=source_id,
+        replace=replace,
     )
