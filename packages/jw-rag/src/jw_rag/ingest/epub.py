@@ -45,6 +45,8 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
             return epub.read_epub(io.BytesIO(loaded.data), {"ignore_ncx": True})
     except Exception as exc:  # ebooklib raises KeyError, EpubException, lxml errors...
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, AttributeError | TypeError):  # ebooklib met XML it cannot walk
+            reason = "its container or package document (OPF) is not readable XML"
         raise IngestError(f"{loaded.name} is a broken EPUB ({reason}); check the file") from exc
 
 
