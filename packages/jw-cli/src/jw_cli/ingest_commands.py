@@ -2,7 +2,9 @@
 
 One command per source kind (``article``, ``bible``, ``epub``, ``pdf``,
 ``markdown``, ``text``; ``jwpub`` and ``backup`` when the installed jw-rag
-provides them). A folder is read recursively. Every document is parsed and
+provides them). A folder is read recursively. ``--source-id`` names a single
+source; ``--replace`` replaces a stored source that came from another file or
+URL (refused otherwise, see :mod:`jw_rag.ingest._identity`). Every document is parsed and
 chunked before the store is touched; a rich progress bar on stderr counts the
 stored documents when there are several.
 """

@@ -2,7 +2,10 @@
 
 Tools: ``set_chunker`` / ``get_chunker`` (the choice is per client
 connection), ``ingest_*`` for every source kind (``chunker=None`` uses the
-connection's choice), ``search`` and ``stats``. The store is ``$JW_STORE``,
+connection's choice; ``source_id`` names the source and ``replace=True``
+replaces one stored from another file or URL, except for JWPUB and backups,
+whose ids come from their content), ``search`` and ``stats`` (both refuse a
+store that does not exist). The store is ``$JW_STORE``,
 else ``~/.jw-agent-toolkit/store.sqlite``; the embedder ``$JW_EMBEDDER``, else
 ``use``. Library errors come back as tool errors carrying their one-line
 message.
