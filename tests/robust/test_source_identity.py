@@ -174,3 +174,15 @@ def test_mcp_source_id_replace_and_refusal(tmp_path: Path, corpus: Path) -> None
             assert error and "takes no source_id or replace" in message
 
     anyio.run(scenario)
+
+
+def test_folder_given_as_dot_or_dotdot_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "library"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("Text.\n", "utf-8")
+    monkeypatch.chdir(folder)
+    assert [d.source_id for d in load_documents(".")] == ["library/a"]
+    monkeypatch.chdir(folder / "sub")
+    assert [d.source_id for d in load_documents("..")] == ["library/a"]

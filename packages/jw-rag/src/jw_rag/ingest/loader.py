@@ -20,6 +20,7 @@ Where each source came from is checked when it is stored (see
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -108,9 +109,9 @@ def _parse(loaded: Loaded, kind: str | None, source_id: str | None) -> list[Docu
 def _folder_ids(root: Path, files: list[Path]) -> list[str]:
     """Each file's id: the folder's name, then the path inside it without the
     extension; with the extension for files that would otherwise share one."""
-    name = root.name or root.resolve().name
+    name = root.name if root.name not in ("", "..") else root.resolve().name
     ids = [f"{name}/{p.relative_to(root).with_suffix('').as_posix()}" for p in files]
-    shared = {i for i in ids if ids.count(i) > 1}
+    shared = {i for i, n in Counter(ids).items() if n > 1}
     return [
         f"{name}/{p.relative_to(root).as_posix()}" if i in shared else i
         for i, p in zip(ids, files, strict=True)
