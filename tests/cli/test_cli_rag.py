@@ -96,7 +96,7 @@ def test_search_json_table_and_expansion(
     hits = json.loads(out)
     assert code == 0 and [h["rank"] for h in hits] == [1, 2, 3]
     top = hits[0]
-    assert top["source_id"] == "alma" and "peca morirá" in top["text"]
+    assert top["source_id"] == "es/alma" and "peca morirá" in top["text"]
     assert top["metadata"]["para_ids"] and top["metadata"]["heading_path"][0].startswith(
         "¿Qué es el alma"
     )

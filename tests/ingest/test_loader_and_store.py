@@ -53,14 +53,16 @@ def test_dispatch_by_extension_and_content(fixtures: Path, tmp_path: Path, make_
 
 
 def test_folder_ids_are_relative_paths(fixtures: Path, tmp_path: Path) -> None:
-    (tmp_path / "en").mkdir()
-    (tmp_path / "es").mkdir()
-    shutil.copy(fixtures / "article_en.html", tmp_path / "en" / "journal.html")
-    shutil.copy(fixtures / "article_en.html", tmp_path / "es" / "journal.html")
-    shutil.copy(fixtures / "notes.txt", tmp_path / "notes.txt")
-    (tmp_path / "ignored.json").write_text("{}", encoding="utf-8")
-    ids = [d.source_id for d in load_documents(tmp_path)]
-    assert ids == ["en/journal", "es/journal", "notes"]
+    root = tmp_path / "lib"
+    (root / "en").mkdir(parents=True)
+    (root / "es").mkdir()
+    shutil.copy(fixtures / "article_en.html", root / "en" / "journal.html")
+    shutil.copy(fixtures / "article_en.html", root / "es" / "journal.html")
+    shutil.copy(fixtures / "notes.txt", root / "notes.txt")
+    (root / "ignored.json").write_text("{}", encoding="utf-8")
+    ids = [d.source_id for d in load_documents(root)]
+    assert ids == ["lib/en/journal", "lib/es/journal", "lib/notes"]
+    assert [d.source_id for d in load_documents(root / "es")] == ["es/journal"]
 
 
 def test_url_dispatch(http_base: str) -> None:
@@ -74,7 +76,7 @@ def test_bundled_corpus_keeps_every_pid() -> None:
     docs = load_documents(CORPUS)
     assert len(docs) >= 10
     for doc in docs:
-        lang = doc.source_id.split("/")[0]
+        lang = doc.source_id.split("/")[1]  # corpus/<lang>/<article>
         assert doc.language == lang
         pids = [p.id for p in doc.paragraphs if p.kind != "heading"]
         assert pids == [str(i) for i in range(1, len(pids) + 1)], doc.source_id

@@ -73,7 +73,7 @@ def jwpub_database(
     return _db_bytes(build)
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
+def zip_bytes(members: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in members.items():
@@ -119,8 +119,10 @@ def write_jwpub(
             "issueId": issue_tag_number,
         },
     }
-    contents = _zip({f"{symbol}.db": db})
-    path.write_bytes(_zip({"manifest.json": json.dumps(manifest).encode(), "contents": contents}))
+    contents = zip_bytes({f"{symbol}.db": db})
+    path.write_bytes(
+        zip_bytes({"manifest.json": json.dumps(manifest).encode(), "contents": contents})
+    )
     return path
 
 
@@ -242,5 +244,5 @@ def write_backup(
                 "schemaVersion": schema_version,
             },
         }
-    path.write_bytes(_zip({"manifest.json": json.dumps(manifest).encode(), "userData.db": db}))
+    path.write_bytes(zip_bytes({"manifest.json": json.dumps(manifest).encode(), "userData.db": db}))
     return path

@@ -2,7 +2,9 @@
 
 One command per source kind (``article``, ``bible``, ``epub``, ``pdf``,
 ``markdown``, ``text``; ``jwpub`` and ``backup`` when the installed jw-rag
-provides them). A folder is read recursively. Every document is parsed and
+provides them). A folder is read recursively. ``--source-id`` names a single
+source; ``--replace`` replaces a stored source that came from another file or
+URL (refused otherwise, see :mod:`jw_rag.ingest._identity`). Every document is parsed and
 chunked before the store is touched; a rich progress bar on stderr counts the
 stored documents when there are several.
 """
@@ -19,7 +21,7 @@ import jw_rag.ingest as ingest
 from jw_cli.options import ChunkerOpt, LanguageOpt, StoreOpt, global_options, opened_store
 from jw_cli.progress import stderr_progress
 from jw_rag.ingest import IngestResult, ingest_documents, load_documents
-from jw_rag.ingest.pipeline import with_language
+from jw_rag.ingest.pipeline import check_language, with_language
 from jw_rag.model import Chunk
 from jw_rag.store import Store
 
@@ -64,6 +66,24 @@ def _report(results: Sequence[IngestResult]) -> None:
         typer.echo(f"{len(results)} sources, {stored} stored, {total} chunks")
 
 
+SourceIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--source-id",
+        help="Id for this one source (default: the file stem; in a folder, the folder name "
+        "and the path inside it; an EPUB's chapters get it as a prefix).",
+    ),
+]
+ReplaceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--replace",
+        help="Replace a stored source with the same id even when it was ingested from "
+        "another file or URL (refused otherwise).",
+    ),
+]
+
+
 def _ingest_parsed(
     ctx: typer.Context,
     kind: str,
@@ -71,17 +91,22 @@ def _ingest_parsed(
     chunker: str | None,
     store: str | None,
     language: str | None,
+    source_id: str | None = None,
+    replace: bool = False,
 ) -> None:
     opts = global_options(ctx)
     chosen = opts.chunker_for(chunker)
-    docs = load_documents(source, kind=kind)
+    check_language(language)
+    docs = load_documents(source, kind=kind, source_id=source_id)
     for doc in docs:
         with_language(doc, language)
     with opened_store(opts.store_for(store)) as st:
         show = len(docs) > 1 and sys.stderr.isatty()
         with stderr_progress(enabled=show) as progress:
             advance = progress(f"{kind} {source}", len(docs))
-            results = ingest_documents(CountingStore(st, advance), docs, chunker=chosen)
+            results = ingest_documents(
+                CountingStore(st, advance), docs, chunker=chosen, replace=replace
+            )
     _report(results)
 
 
@@ -102,8 +127,10 @@ def _register_kind(kind: str) -> None:
         chunker: ChunkerOpt = None,
         store: StoreOpt = None,
         language: LanguageOpt = None,
+        source_id: SourceIdOpt = None,
+        replace: ReplaceOpt = False,
     ) -> None:
-        _ingest_parsed(ctx, kind, source, chunker, store, language)
+        _ingest_parsed(ctx, kind, source, chunker, store, language, source_id, replace)
 
     command.__doc__ = _KIND_HELP[kind]
     ingest_app.command(kind)(command)

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from jw_rag.chunkers import available_chunkers
-from jw_rag.config import default_store
+from jw_rag.config import default_store, existing_store
 from jw_rag.errors import ConfigError
 from jw_rag.store import Store, open_store
 
@@ -48,7 +48,10 @@ StoreOpt = Annotated[
 ]
 LanguageOpt = Annotated[
     str | None,
-    typer.Option("--language", help="Language code (en, es, pt) overriding the detected one."),
+    typer.Option(
+        "--language",
+        help="Language (en, es, pt) overriding the source's own; auto detects it from the text.",
+    ),
 ]
 
 
@@ -83,9 +86,10 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
 
 
 @contextmanager
-def opened_store(location: str) -> Iterator[Store]:
-    """The store at ``location``, closed on exit."""
-    store = open_store(location)
+def opened_store(location: str, *, existing: bool = False) -> Iterator[Store]:
+    """The store at ``location``, closed on exit; ``existing=True`` (commands
+    that only read) refuses a SQLite path where no store exists."""
+    store = open_store(existing_store(location) if existing else location)
     try:
         yield store
     finally:

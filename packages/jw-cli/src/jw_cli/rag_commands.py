@@ -65,7 +65,7 @@ def search(
     """Search the store; each row shows where the hit comes from."""
     mode = _choice(mode, SEARCH_MODES, "--mode")
     expand = _choice(expand, EXPANSIONS, "--expand")
-    with opened_store(global_options(ctx).store_for(store)) as st:
+    with opened_store(global_options(ctx).store_for(store), existing=True) as st:
         hits = retrieve(st, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]
     if as_json:
         _print_json([hit_dict(h) for h in hits])
@@ -76,7 +76,7 @@ def search(
 @rag_app.command()
 def stats(ctx: typer.Context, store: StoreOpt = None, as_json: JsonOpt = False) -> None:
     """Counts of chunks and sources, by language and chunker; the embedder in use."""
-    with opened_store(global_options(ctx).store_for(store)) as st:
+    with opened_store(global_options(ctx).store_for(store), existing=True) as st:
         info = st.stats()
     if as_json:
         _print_json(info)
@@ -92,7 +92,7 @@ def delete(
 ) -> None:
     """Remove one source's chunks, vectors and parents from the store."""
     location = global_options(ctx).store_for(store)
-    with opened_store(location) as st:
+    with opened_store(location, existing=True) as st:
         removed = st.delete_source(source)
     if not removed:
         raise StoreError(

@@ -39,6 +39,10 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 __all__ = [
     "CARD_XOR",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_MANIFEST_BYTES",
+    "MAX_MEMBER_BYTES",
+    "MAX_SQL_STEPS",
     "MEPS_LANGUAGES",
     "ContentDecryptError",
     "JwDocument",
@@ -64,6 +68,17 @@ MEPS_LANGUAGES: dict[int, str] = {0: "en", 1: "es"}
 
 #: Largest inner member read into memory (a guard against archive bombs).
 MAX_MEMBER_BYTES = 2 * 1024**3
+
+#: Largest ``manifest.json`` read (real ones are a few kilobytes).
+MAX_MANIFEST_BYTES = 1024**2
+
+#: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs).
+MAX_DOCUMENT_BYTES = 256 * 1024**2
+
+#: SQLite virtual-machine steps one database may take to read: reading a real
+#: publication or backup takes a few million; a recursive view never ends.
+MAX_SQL_STEPS = 50_000_000
+_SQL_STEPS_PER_CHECK = 100_000
 
 
 class JwFormatError(ValueError):
@@ -143,10 +158,13 @@ def decrypt_content(blob: bytes, key: bytes, iv: bytes) -> str:
         compressed = unpadder.update(padded) + unpadder.finalize()
     except ValueError as exc:
         raise ContentDecryptError("content has invalid padding after decryption") from exc
+    inflater = zlib.decompressobj()
     try:
-        raw = zlib.decompress(compressed)
+        raw = inflater.decompress(compressed, MAX_DOCUMENT_BYTES)
     except zlib.error as exc:
         raise ContentDecryptError(f"decrypted content is not a zlib stream ({exc})") from exc
+    if inflater.unconsumed_tail:
+        raise ContentDecryptError(f"content inflates past {MAX_DOCUMENT_BYTES} bytes")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -200,13 +218,27 @@ def readonly_database(data: bytes, name: str) -> Iterator[sqlite3.Connection]:
             conn = sqlite3.connect(uri, uri=True)
         except sqlite3.Error as exc:
             raise JwFormatError(f"{name}: the database cannot be opened ({exc})") from exc
+        steps = [0]
+
+        def count_steps() -> int:  # a non-zero answer interrupts the running statement
+            steps[0] += _SQL_STEPS_PER_CHECK
+            return int(steps[0] > MAX_SQL_STEPS)
+
+        conn.set_progress_handler(count_steps, _SQL_STEPS_PER_CHECK)
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             yield conn
         except sqlite3.DatabaseError as exc:
+            if steps[0] > MAX_SQL_STEPS:
+                raise JwFormatError(
+                    f"{name}: reading the database takes more than {MAX_SQL_STEPS} steps "
+                    "(a recursive view?); this is not a genuine file"
+                ) from exc
             raise JwFormatError(
                 f"{name}: the database is damaged or truncated ({exc}); copy the file again"
             ) from exc
+        except RecursionError as exc:
+            raise JwFormatError(f"{name}: the database nests too deeply to read") from exc
         finally:
             conn.close()
 
@@ -223,11 +255,22 @@ def read_manifest(archive: zipfile.ZipFile, name: str) -> dict[str, Any] | None:
     """The ``manifest.json`` object of ``archive``; None when the archive has none."""
     if "manifest.json" not in archive.namelist():
         return None
+    size = archive.getinfo("manifest.json").file_size
+    if size > MAX_MANIFEST_BYTES:
+        raise JwFormatError(
+            f"{name}: manifest.json is {size} bytes, more than the {MAX_MANIFEST_BYTES} a "
+            "manifest can be; not a genuine file"
+        )
     raw = read_member(archive, "manifest.json", name)
     try:
         value = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise JwFormatError(f"{name}: manifest.json is not valid JSON ({exc})") from exc
+        reason = str(exc).splitlines()[0]
+        raise JwFormatError(f"{name}: manifest.json is not valid JSON ({reason})") from exc
+    except RecursionError as exc:
+        raise JwFormatError(
+            f"{name}: manifest.json nests too deeply to read; not a genuine file"
+        ) from exc
     if not isinstance(value, dict):
         raise JwFormatError(f"{name}: manifest.json does not hold a JSON object")
     return value

@@ -2,7 +2,10 @@
 
 Tools: ``set_chunker`` / ``get_chunker`` (the choice is per client
 connection), ``ingest_*`` for every source kind (``chunker=None`` uses the
-connection's choice), ``search`` and ``stats``. The store is ``$JW_STORE``,
+connection's choice; ``source_id`` names the source and ``replace=True``
+replaces one stored from another file or URL, except for JWPUB and backups,
+whose ids come from their content), ``search`` and ``stats`` (both refuse a
+store that does not exist). The store is ``$JW_STORE``,
 else ``~/.jw-agent-toolkit/store.sqlite``; the embedder ``$JW_EMBEDDER``, else
 ``use``. Library errors come back as tool errors carrying their one-line
 message.
@@ -20,7 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 import jw_rag.ingest as ingest
 from jw_mcp import sessions
-from jw_rag.config import default_store
+from jw_rag.config import default_store, existing_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -28,7 +31,7 @@ from jw_rag.defaults import (
     EXPANSIONS,
     SEARCH_MODES,
 )
-from jw_rag.errors import JwRagError
+from jw_rag.errors import ConfigError, JwRagError
 from jw_rag.ingest import IngestResult
 from jw_rag.retrieve import retrieve
 from jw_rag.store import Store, open_store
@@ -58,8 +61,10 @@ def _tool_errors(fn: F) -> F:
 
 
 @contextmanager
-def _store() -> Iterator[Store]:
-    store = open_store(default_store())
+def _store(*, existing: bool = False) -> Iterator[Store]:
+    """The configured store; ``existing=True`` (read-only tools) refuses one that does not exist."""
+    location = default_store()
+    store = open_store(existing_store(location) if existing else location)
     try:
         yield store
     finally:
@@ -119,27 +124,55 @@ def build_server() -> MCPServer:
 
         @_tool_errors
         def tool(
-            url_or_path: str, ctx: Context, chunker: str | None = None, language: str | None = None
+            url_or_path: str,
+            ctx: Context,
+            chunker: str | None = None,
+            language: str | None = None,
+            source_id: str | None = None,
+            replace: bool = False,
         ) -> dict[str, Any]:
             with _store() as store:
-                return _result(
-                    function(store, url_or_path, chunker=_chunker(ctx, chunker), language=language)
+                result = function(
+                    store,
+                    url_or_path,
+                    chunker=_chunker(ctx, chunker),
+                    language=language,
+                    source_id=source_id,
+                    replace=replace,
                 )
+            return _result(result)
 
         tool.__doc__ = doc
         server.add_tool(tool, name=function_name, description=doc)
 
     def _many(function_name: str, doc: str) -> None:
+        """Tools for files of many sources; their ids come from the content (JWPUB,
+        backup) or, for an EPUB, from ``source_id`` followed by each chapter's file."""
         function = getattr(ingest, function_name, None)
         if function is None:
             return
 
         @_tool_errors
         def tool(
-            path: str, ctx: Context, chunker: str | None = None, language: str | None = None
+            path: str,
+            ctx: Context,
+            chunker: str | None = None,
+            language: str | None = None,
+            source_id: str | None = None,
+            replace: bool = False,
         ) -> list[dict[str, Any]]:
+            named: dict[str, Any] = {}
+            if function_name == "ingest_epub":
+                named = {"source_id": source_id, "replace": replace}
+            elif source_id is not None or replace:
+                raise ConfigError(
+                    f"{function_name} takes no source_id or replace: its source ids come "
+                    "from the file's content"
+                )
             with _store() as store:
-                results = function(store, path, chunker=_chunker(ctx, chunker), language=language)
+                results = function(
+                    store, path, chunker=_chunker(ctx, chunker), language=language, **named
+                )
             return [_result(r) for r in results]
 
         tool.__doc__ = doc
@@ -166,7 +199,7 @@ def build_server() -> MCPServer:
             raise ValueError(f"mode {mode!r} is not one of {', '.join(SEARCH_MODES)}")
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        with _store() as store:
+        with _store(existing=True) as store:
             hits = retrieve(store, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]
         return [_hit(h) for h in hits]
 
@@ -174,7 +207,7 @@ def build_server() -> MCPServer:
     @_tool_errors
     def stats() -> dict[str, Any]:
         """Chunk and source counts by language and chunker, the embedder and the store path."""
-        with _store() as store:
+        with _store(existing=True) as store:
             return store.stats()
 
     return server

@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir", "chunk_cache_dir", "default_store", "home_dir"]
+from jw_rag.errors import StoreError
+
+__all__ = ["cache_dir", "chunk_cache_dir", "default_store", "existing_store", "home_dir"]
 
 
 def home_dir() -> Path:
@@ -41,3 +43,19 @@ def chunk_cache_dir() -> Path:
 def default_store() -> str:
     """``$JW_STORE``, else ``$JW_HOME/store.sqlite``."""
     return os.environ.get("JW_STORE") or str(home_dir() / "store.sqlite")
+
+
+def existing_store(location: str) -> str:
+    """``location`` when it names a store that exists: a server DSN (``scheme://...``,
+    checked when opened) or a SQLite file on disk. Commands that only read a
+    store call this first, so a mistyped path is an error instead of a new,
+    empty store answering "no hits"."""
+    if "://" in location:
+        return location
+    path = Path(location).expanduser()
+    if not path.is_file():
+        raise StoreError(
+            f"no store at {path}: check the path (--store or $JW_STORE), or ingest a source "
+            "there first"
+        )
+    return location

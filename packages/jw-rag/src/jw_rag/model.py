@@ -8,6 +8,7 @@ so provenance can be checked instead of trusted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,11 +22,21 @@ __all__ = [
     "Span",
     "as_paragraphs",
     "content_bounds",
+    "paragraph_items",
     "rebuild_text",
+    "split_blocks",
 ]
 
 #: Text placed between two paragraphs inside one chunk.
 PARAGRAPH_SEPARATOR = "\n\n"
+
+_BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
+
+
+def split_blocks(text: str) -> list[str]:
+    """Blocks of ``text`` separated by blank lines, each stripped of newlines; blank ones dropped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [b.strip("\n") for b in _BLANK_LINE.split(text) if b.strip()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +62,27 @@ class Paragraph:
 ParagraphInput = Sequence[str | Paragraph]
 
 
-def as_paragraphs(paragraphs: Iterable[str | Paragraph]) -> list[Paragraph]:
-    """Normalise chunker input: strings become id-less paragraphs."""
+def paragraph_items(paragraphs: ParagraphInput | str) -> list[str | Paragraph]:
+    """Chunker input as a list: a ``str`` is one document whose blank lines
+    separate paragraphs; any other non-sequence is a one-line ``TypeError``.
+
+    Every chunker reads its input through this (via :func:`as_paragraphs`)."""
+    if isinstance(paragraphs, list):
+        return paragraphs
+    if isinstance(paragraphs, str):
+        return list(split_blocks(paragraphs))
+    if isinstance(paragraphs, bytes | bytearray | Mapping) or not isinstance(paragraphs, Iterable):
+        raise TypeError(
+            "paragraphs must be a str (one document) or a sequence of str or Paragraph, "
+            f"got {type(paragraphs).__name__}"
+        )
+    return list(paragraphs)
+
+
+def as_paragraphs(paragraphs: ParagraphInput | str) -> list[Paragraph]:
+    """Normalise chunker input (see :func:`paragraph_items`): strings become id-less paragraphs."""
     out: list[Paragraph] = []
-    for p in paragraphs:
+    for p in paragraph_items(paragraphs):
         if isinstance(p, Paragraph):
             out.append(p)
         elif isinstance(p, str):

@@ -11,7 +11,14 @@ from typing import Any
 
 from jw_core import detect_language, normalize_language
 from jw_core.sentences import _SentenceCursor
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, as_paragraphs
+from jw_rag.model import (
+    PARAGRAPH_SEPARATOR,
+    Chunk,
+    Paragraph,
+    Span,
+    as_paragraphs,
+    paragraph_items,
+)
 
 __all__ = [
     "Piece",
@@ -114,14 +121,14 @@ def _split_words(text: str, a: int, b: int, max_chars: int) -> list[tuple[int, i
 
 
 def paragraph_texts(
-    paragraphs: Iterable[str | Paragraph],
+    paragraphs: Iterable[str | Paragraph] | str,
 ) -> tuple[list[str], list[Paragraph] | None]:
     """Chunker input as its texts, plus the :class:`Paragraph` list (as
     :func:`~jw_rag.model.as_paragraphs` builds it) when any item is one.
 
     ``None`` for the paragraphs means every item is a plain string: no ids,
     pages, headings or kinds, so no ``Paragraph`` objects need to be built."""
-    items: list[Any] = paragraphs if isinstance(paragraphs, list) else list(paragraphs)
+    items: list[Any] = paragraph_items(paragraphs)  # type: ignore[arg-type]
     for p in items:
         if not isinstance(p, str):
             break

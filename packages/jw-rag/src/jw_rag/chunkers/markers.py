@@ -24,6 +24,26 @@ __all__ = ["MarkerSet", "load_markers", "marker_languages"]
 # and any Unicode whitespace (NBSP included) before the marker.
 _PREFIX = r"^[\s]*(?:\(?\d{1,4}[.)]?[\s]+)?[\s¿¡«»\"“”„‘’'(\[—–\-]*"
 _WORD_END = r"(?![^\W_])"
+# Inside a marker, a space matches any one Unicode space except a line break
+# (no-break, narrow no-break, thin...), and an apostrophe matches its
+# typographic forms, so "Sin\u00a0embargo," and "That’s why" match the data's
+# "Sin embargo" and "That's why" in every language.
+_ANY_SPACE = r"[^\S\r\n]"
+_APOSTROPHES = "'’ʼ"
+_ANY_APOSTROPHE = "[" + _APOSTROPHES + "]"
+
+
+def _literal(text: str) -> str:
+    """A regex matching ``text`` with the space and apostrophe variants above."""
+    out = []
+    for ch in text:
+        if ch.isspace():
+            out.append(_ANY_SPACE)
+        elif ch in _APOSTROPHES:
+            out.append(_ANY_APOSTROPHE)
+        else:
+            out.append(re.escape(ch))
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -33,11 +53,11 @@ class _Marker:
     not_followed_by: tuple[str, ...] = ()
 
     def pattern(self) -> str:
-        p = re.escape(self.marker) + _WORD_END
+        p = _literal(self.marker) + _WORD_END
         if self.followed_by:
             p += r"(?=\s*[" + re.escape(self.followed_by) + "])"
         for word in self.not_followed_by:
-            p += r"(?!\s+" + re.escape(word) + _WORD_END + ")"
+            p += r"(?!\s+" + _literal(word) + _WORD_END + ")"
         return p
 
 

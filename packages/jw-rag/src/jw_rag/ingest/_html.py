@@ -16,7 +16,7 @@ import lxml.etree
 import lxml.html
 
 from jw_rag.errors import IngestError
-from jw_rag.ingest._source import decode_text, looks_binary
+from jw_rag.ingest._source import clean_controls, decode_text, looks_binary
 from jw_rag.model import Paragraph
 
 __all__ = [
@@ -65,7 +65,7 @@ def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
         if declared is None or declared.group(1).lower() in (b"utf-8", b"utf8"):
             raise
         try:
-            text = data.decode(declared.group(1).decode("ascii"))
+            text = clean_controls(data.decode(declared.group(1).decode("ascii")))
         except (LookupError, UnicodeDecodeError) as exc:
             raise IngestError(
                 f"{name} does not decode as its declared charset "

@@ -8,11 +8,18 @@ honoured). Anything else is refused, never guessed: the message says which
 encoding to convert from when the bytes are consistent with cp1252/latin-1
 (the two agree on every accented letter of en/es/pt), else that the encoding
 is unknown.
+
+Control characters: one rule for every source kind, applied where the text is
+decoded (:func:`clean_controls`), before any chunker or store sees it. C0
+control characters other than tab, newline and carriage return (NUL included)
+are removed, so SQLite and PostgreSQL (which refuses NUL) store the same text.
 """
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -25,12 +32,15 @@ __all__ = [
     "FETCH_RETRIES",
     "FETCH_TIMEOUT",
     "Loaded",
+    "clean_controls",
     "decode_text",
     "fetch_url",
     "is_url",
     "looks_binary",
     "read_path",
     "read_source",
+    "refuse_other_kind",
+    "sniff_kind",
     "url_source_id",
 ]
 
@@ -138,6 +148,65 @@ def looks_binary(data: bytes) -> bool:
     return controls > len(head) * 0.05
 
 
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def clean_controls(text: str) -> str:
+    """``text`` under the control-character rule in this module's docstring."""
+    return _CONTROLS.sub("", text) if _CONTROLS.search(text) else text
+
+
+_HTML_START = re.compile(
+    rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _zip_kind(data: bytes) -> str:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            names = set(zf.namelist())
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError):
+        return "zip"
+    if "META-INF/container.xml" in names:
+        return "epub"
+    if "contents" in names:
+        return "jwpub"
+    if "manifest.json" in names and any(n.lower().endswith(".db") for n in names):
+        return "backup"
+    return "zip"
+
+
+def sniff_kind(data: bytes) -> str | None:
+    """The kind ``data``'s signature shows: ``pdf``, ``epub``, ``jwpub``,
+    ``backup``, ``zip`` (another ZIP archive) or ``article`` (an HTML page);
+    ``None`` when it shows none of them."""
+    head = data[:1024]
+    if head.lstrip().startswith(b"%PDF"):
+        return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        return _zip_kind(data)
+    if _HTML_START.match(head.removeprefix(b"\xef\xbb\xbf")):
+        return "article"
+    return None
+
+
+def refuse_other_kind(loaded: Loaded, kind: str) -> None:
+    """A one-line IngestError when ``loaded`` is plainly another kind than ``kind``."""
+    found = sniff_kind(loaded.data)
+    if found is None or found == kind:
+        return
+    if found == "zip":
+        raise IngestError(
+            f"{loaded.name} is a ZIP archive, not {kind}; unpack it and ingest its files"
+        )
+    shown = {"article": "HTML", "pdf": "a PDF", "epub": "an EPUB", "jwpub": "a JWPUB",
+             "backup": "a JW Library backup"}[found]  # fmt: skip
+    raise IngestError(
+        f"{loaded.name} is {shown}, not {kind}; ingest it as {found} (`jw rag ingest {found} ...`)"
+    )
+
+
 _LATIN_LETTERS = re.compile(r"[A-Za-zÀ-ÿ]")
 
 
@@ -157,11 +226,11 @@ def decode_text(data: bytes, name: str) -> str:
         data = data[3:]
     elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return data.decode("utf-16")
+            return clean_controls(data.decode("utf-16"))
         except UnicodeDecodeError as exc:
             raise IngestError(f"{name}: broken UTF-16 text; re-save it as UTF-8") from exc
     try:
-        return data.decode("utf-8")
+        return clean_controls(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         byte = data[exc.start]
         where = f"byte 0x{byte:02x} at offset {exc.start}"

@@ -70,8 +70,14 @@ def ingest_article(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     """Parse, chunk and store one article; ``language`` overrides ``<html lang>``."""
     return ingest_parsed(
-        store, parse_article(url_or_path), chunker=chunker, language=language, source_id=source_id
+        store,
+        parse_article(url_or_path),
+        chunker=chunker,
+        language=language,
+        source_id=source_id,
+        replace=replace,
     )

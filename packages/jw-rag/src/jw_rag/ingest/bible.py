@@ -264,7 +264,11 @@ def ingest_bible_chapter(
     language: str | None = None,
     book: str | None = None,
     chapter: int | None = None,
+    source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     """Parse a chapter and store it verse by verse (no chunk spans two verses)."""
     doc = parse_bible_chapter(url_or_path, book=book, chapter=chapter)
-    return ingest_parsed(store, doc, chunker=chunker, language=language)
+    return ingest_parsed(
+        store, doc, chunker=chunker, language=language, source_id=source_id, replace=replace
+    )

@@ -45,6 +45,8 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
             return epub.read_epub(io.BytesIO(loaded.data), {"ignore_ncx": True})
     except Exception as exc:  # ebooklib raises KeyError, EpubException, lxml errors...
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, AttributeError | TypeError):  # ebooklib met XML it cannot walk
+            reason = "its container or package document (OPF) is not readable XML"
         raise IngestError(f"{loaded.name} is a broken EPUB ({reason}); check the file") from exc
 
 
@@ -105,9 +107,10 @@ def ingest_epub(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> list[IngestResult]:
     """Parse every chapter first, then store each (``source_id`` prefixes chapter ids)."""
     docs = parse_epub_bytes(read_path(path), base_id=source_id)
     for doc in docs:
         with_language(doc, language)
-    return ingest_documents(store, docs, chunker=chunker)
+    return ingest_documents(store, docs, chunker=chunker, replace=replace)

@@ -30,9 +30,11 @@ from jw_core import detect_language
 from jw_core.jwlibrary import JwLibraryBackup, JwNote, read_jw_library_backup
 from jw_core.jwpub import JwFormatError
 from jw_rag.errors import IngestError
+from jw_rag.ingest._source import clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
     IngestResult,
+    check_language,
     chunk_document,
     content_hash,
     resolve_chunker,
@@ -58,21 +60,22 @@ def note_document(note: JwNote, *, source: str = "", language: str | None = None
     """``note`` as a Document: title heading, then one paragraph per body line."""
     paragraphs: list[Paragraph] = []
     path: tuple[str, ...] = ()
-    if note.title:
-        path = (note.title,)
-        paragraphs.append(Paragraph(note.title, kind="heading", heading_path=path))
-    for line in note.body.splitlines():
+    title = clean_controls(note.title)
+    if title:
+        path = (title,)
+        paragraphs.append(Paragraph(title, kind="heading", heading_path=path))
+    for line in clean_controls(note.body).splitlines():
         if line.strip():
             paragraphs.append(Paragraph(line.strip(), heading_path=path, kind="note"))
     if not any(p.kind != "heading" for p in paragraphs):  # a title-only note
-        paragraphs = [Paragraph(note.title, kind="note")]
+        paragraphs = [Paragraph(title, kind="note")]
     meta: dict[str, Any] = {"source": source, "format": "jwlibrary", "note_guid": note.guid}
     if note.last_modified:
         meta["last_modified"] = note.last_modified
     return Document(
         source_id=f"jwlibrary:note:{note.guid}",
         paragraphs=paragraphs,
-        title=note.title,
+        title=title,
         language=language,
         metadata=meta,
     )
@@ -89,6 +92,7 @@ def parse_jw_library_backup(
     path: str | Path, *, language: str | None = None
 ) -> list[tuple[Document, JwNote]]:
     """Every note of the backup at ``path`` as (Document, note), in NoteId order."""
+    language = check_language(language)
     backup = _read(path)
     name = str(backup.path)
     notes = sorted(backup.notes, key=lambda n: n.note_id)

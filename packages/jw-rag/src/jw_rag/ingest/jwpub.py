@@ -22,7 +22,14 @@ from jw_core import detect_language
 from jw_core.jwpub import JwDocument, JwFormatError, JwPublication, read_jwpub
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_documents, with_language
+from jw_rag.ingest._source import clean_controls
+from jw_rag.ingest.pipeline import (
+    ChunkerArg,
+    IngestResult,
+    check_language,
+    ingest_documents,
+    with_language,
+)
 from jw_rag.model import Document
 from jw_rag.store.protocol import Store
 
@@ -46,7 +53,7 @@ def _document(pub: JwPublication, doc: JwDocument, name: str) -> Document | None
     return Document(
         source_id=jwpub_source_id(pub, doc),
         paragraphs=paragraphs,
-        title=doc.title or pub.title,
+        title=clean_controls(doc.title or pub.title),
         language=pub.language,
         metadata={
             "source": name,
@@ -64,6 +71,7 @@ def _document(pub: JwPublication, doc: JwDocument, name: str) -> Document | None
 
 def parse_jwpub(path: str | Path, *, language: str | None = None) -> list[Document]:
     """The documents of the ``.jwpub`` at ``path`` that hold text, in ``DocumentId`` order."""
+    language = check_language(language)
     try:
         pub = read_jwpub(path)
     except JwFormatError as exc:

@@ -7,25 +7,39 @@ article, or bible when the page carries wol verse ids; ``.epub``; ``.pdf``;
 HTML markup, else text); for a URL the response's content type and content.
 
 A folder is read recursively (files with a known extension, sorted by path);
-each document's ``source_id`` is its path relative to the folder without the
-extension (``es/alma``), so ids stay unique across sub-folders.
+each document's ``source_id`` is the folder's own name followed by the file's
+path inside it, without the extension: ingesting ``corpus/es`` gives
+``es/alma``, ``corpus/pt`` gives ``pt/alma``, and ``corpus`` gives
+``corpus/es/alma``. Two files of one folder that differ only in their
+extension keep it (``notes/a.md``, ``notes/a.txt``). A Bible chapter keeps its
+``book:chapter`` id. A single file's id is its stem; a URL's is host and path.
+Where each source came from is checked when it is stored (see
+:mod:`jw_rag.ingest._identity`).
 """
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
-from jw_rag.ingest._source import Loaded, is_url, read_path, read_source
+from jw_rag.ingest._identity import DEFAULT_ID_KEY
+from jw_rag.ingest._source import (
+    Loaded,
+    is_url,
+    read_path,
+    read_source,
+    refuse_other_kind,
+    sniff_kind,
+)
 from jw_rag.ingest.article import parse_article_bytes
 from jw_rag.ingest.bible import parse_bible_bytes
 from jw_rag.ingest.epub import parse_epub_bytes
 from jw_rag.ingest.markdown import parse_markdown_bytes
 from jw_rag.ingest.pdf import parse_pdf_bytes
+from jw_rag.ingest.pipeline import with_source_id
 from jw_rag.ingest.text import parse_text_bytes
 from jw_rag.model import Document
 
@@ -45,16 +59,6 @@ EXTENSIONS: dict[str, str] = {
 _VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
 
 
-def _is_epub(data: bytes) -> bool:
-    if not data.startswith(b"PK"):
-        return False
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            return "META-INF/container.xml" in zf.namelist()
-    except zipfile.BadZipFile:
-        return False
-
-
 def detect_kind(loaded: Loaded) -> str:
     """The kind of an already-read source (see the module docstring)."""
     suffix = loaded.path.suffix.lower() if loaded.path is not None else ""
@@ -68,15 +72,11 @@ def detect_kind(loaded: Loaded) -> str:
             "text/plain": "text",
         }.get(ctype)
     if kind is None:
-        head = loaded.data.lstrip()[:1024]
-        if head.startswith(b"%PDF"):
-            kind = "pdf"
-        elif _is_epub(loaded.data):
-            kind = "epub"
-        elif head[:1] == b"<" or ctype in ("text/html", "application/xhtml+xml"):
-            kind = "article"
-        else:
-            kind = "text"
+        sniffed = sniff_kind(loaded.data)
+        if sniffed is not None and sniffed not in KINDS:
+            refuse_other_kind(loaded, "a page, book or text file")
+        html = loaded.data.lstrip()[:1] == b"<" or ctype in ("text/html", "application/xhtml+xml")
+        kind = sniffed or ("article" if html else "text")
     if kind == "article" and _VERSE_ID.search(loaded.data[:200_000]):
         kind = "bible"
     return kind
@@ -93,35 +93,66 @@ _PARSERS: dict[str, Callable[[Loaded], Document | list[Document]]] = {
 
 
 def _parse(loaded: Loaded, kind: str | None, source_id: str | None) -> list[Document]:
+    """The documents of ``loaded``; ``source_id`` (the caller's) replaces the
+    default id (an EPUB's chapters keep their file names after it)."""
     chosen = kind or detect_kind(loaded)
     if chosen == "epub" and source_id is not None:
         return parse_epub_bytes(loaded, base_id=source_id)
     parsed = _PARSERS[chosen](loaded)
     docs = parsed if isinstance(parsed, list) else [parsed]
-    if source_id is not None and chosen != "bible":
+    if source_id is not None:
         for doc in docs:
-            doc.source_id = source_id
+            with_source_id(doc, source_id)
     return docs
 
 
-def load_documents(path_or_url: str | Path, *, kind: str | None = None) -> list[Document]:
-    """Every document in a file, folder or URL (an EPUB gives one per chapter)."""
+def _folder_ids(root: Path, files: list[Path]) -> list[str]:
+    """Each file's id: the folder's name, then the path inside it without the
+    extension; with the extension for files that would otherwise share one."""
+    name = root.name if root.name not in ("", "..") else root.resolve().name
+    ids = [f"{name}/{p.relative_to(root).with_suffix('').as_posix()}" for p in files]
+    shared = {i for i, n in Counter(ids).items() if n > 1}
+    return [
+        f"{name}/{p.relative_to(root).as_posix()}" if i in shared else i
+        for i, p in zip(ids, files, strict=True)
+    ]
+
+
+def load_documents(
+    path_or_url: str | Path, *, kind: str | None = None, source_id: str | None = None
+) -> list[Document]:
+    """Every document in a file, folder or URL (an EPUB gives one per chapter);
+    ``source_id`` replaces the default id of a single source."""
     if kind is not None:
         kind = kind.strip().lower()
         if kind not in KINDS:
             raise ConfigError(f"unknown source kind {kind!r}; valid kinds: {', '.join(KINDS)}")
     if is_url(path_or_url):
-        return _parse(read_source(path_or_url), kind, None)
+        return _parse(read_source(path_or_url), kind, source_id)
     root = Path(path_or_url).expanduser()
     if not root.is_dir():
-        return _parse(read_path(root), kind, None)
+        return _parse(read_path(root), kind, source_id)
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in EXTENSIONS)
     if not files:
         raise IngestError(
             f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder"
         )
+    if source_id is not None:
+        raise ConfigError(
+            f"a source id names one source, but {root} is a folder of {len(files)} files: "
+            "ingest the files one at a time to name them, or let the folder give the ids"
+        )
     docs: list[Document] = []
-    for path in files:
-        rel = path.relative_to(root).with_suffix("").as_posix()
-        docs.extend(_parse(read_path(path), kind, rel))
+    for path, folder_id in zip(files, _folder_ids(root, files), strict=True):
+        loaded = read_path(path)
+        chosen = kind or detect_kind(loaded)
+        if chosen == "epub":
+            parsed = parse_epub_bytes(loaded, base_id=folder_id)
+        else:
+            parsed = _parse(loaded, chosen, None)
+            if chosen != "bible":  # a chapter's id is its book and number
+                for doc in parsed:
+                    doc.source_id = folder_id
+                    doc.metadata[DEFAULT_ID_KEY] = True
+        docs.extend(parsed)
     return docs

@@ -166,7 +166,13 @@ def ingest_markdown(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     return ingest_parsed(
-        store, parse_markdown(path), chunker=chunker, language=language, source_id=source_id
+        store,
+        parse_markdown(path),
+        chunker=chunker,
+        language=language,
+        source_id=source_id,
+        replace=replace,
     )

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
-from jw_rag.ingest._source import Loaded, read_path
+from jw_rag.ingest._source import Loaded, clean_controls, read_path
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.model import Document, Paragraph
 from jw_rag.store.protocol import Store
@@ -66,6 +66,7 @@ def _page_lines(page) -> list[_Line]:  # noqa: ANN001 - pypdf PageObject
     state = {"newline": True}
 
     def visit(text: str, cm, tm, _font, size) -> None:  # noqa: ANN001
+        text = clean_controls(text)
         if not text:
             return
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
@@ -197,7 +198,7 @@ def parse_pdf_bytes(loaded: Loaded) -> Document:
         paragraphs.extend(_page_paragraphs(lines, number, body, levels, path))
     meta_title = ""
     try:
-        meta_title = str((reader.metadata or {}).get("/Title") or "").strip()
+        meta_title = clean_controls(str((reader.metadata or {}).get("/Title") or "")).strip()
     except PyPdfError:
         pass
     headings = [p.text for p in paragraphs if p.kind == "heading"]
@@ -221,7 +222,13 @@ def ingest_pdf(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     return ingest_parsed(
-        store, parse_pdf(path), chunker=chunker, language=language, source_id=source_id
+        store,
+        parse_pdf(path),
+        chunker=chunker,
+        language=language,
+        source_id=source_id,
+        replace=replace,
     )

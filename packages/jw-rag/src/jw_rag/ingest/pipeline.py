@@ -15,17 +15,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from jw_core import detect_language, normalize_language
+from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError
+from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store.protocol import Store
 from jw_rag.windows import DEFAULT_WINDOW_CHARS, window_units
 
 __all__ = [
+    "AUTO_LANGUAGE",
     "ChunkerArg",
     "IngestResult",
+    "check_language",
     "chunk_document",
     "content_hash",
     "ingest_document",
@@ -189,12 +192,17 @@ def ingest_documents(
     docs: list[Document],
     *,
     chunker: ChunkerArg = None,
+    replace: bool = False,
     windows: int = DEFAULT_WINDOW_CHARS,
 ) -> list[IngestResult]:
-    """Chunk every document first, then replace each source (skipped when
-    unchanged). Window units of up to ``windows`` characters are indexed beside
-    the chunks (:mod:`jw_rag.windows`; 0 for none)."""
+    """Chunk every document first, then replace each source (skipped when unchanged).
+
+    A source id already stored from another origin (another file or URL) is
+    refused unless ``replace`` (see :mod:`jw_rag.ingest._identity`). Window
+    units of up to ``windows`` characters are indexed beside the chunks
+    (:mod:`jw_rag.windows`; 0 for none)."""
     resolved = resolve_chunker(chunker)
+    moved = settle_source_ids(store, docs, replace=replace)
     prepared = [(doc, *chunk_document_with_parents(doc, chunker=resolved)) for doc in docs]
     results = []
     for doc, chunks, parents in prepared:
@@ -203,7 +211,7 @@ def ingest_documents(
         changed = store.replace_source(
             doc.source_id,
             units,
-            content_hash=_indexed_hash(doc, resolved, windows),
+            content_hash=None if doc.source_id in moved else _indexed_hash(doc, resolved, windows),
             source_metadata=_source_metadata(doc, resolved),
             **extra,
         )
@@ -216,10 +224,12 @@ def ingest_document(
     doc: Document,
     *,
     chunker: ChunkerArg = None,
+    replace: bool = False,
     windows: int = DEFAULT_WINDOW_CHARS,
 ) -> IngestResult:
-    """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged)."""
-    return ingest_documents(store, [doc], chunker=chunker, windows=windows)[0]
+    """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged;
+    ``replace`` and ``windows`` as in :func:`ingest_documents`)."""
+    return ingest_documents(store, [doc], chunker=chunker, replace=replace, windows=windows)[0]
 
 
 def ingest_parsed(
@@ -229,24 +239,46 @@ def ingest_parsed(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     """:func:`ingest_document` after applying the caller's language and source id."""
     return ingest_document(
-        store, with_source_id(with_language(doc, language), source_id), chunker=chunker
+        store,
+        with_source_id(with_language(doc, language), source_id),
+        chunker=chunker,
+        replace=replace,
     )
 
 
+#: What ``language=`` accepts besides a supported code: detect it from the text.
+AUTO_LANGUAGE = "auto"
+
+
+def check_language(language: str | None) -> str | None:
+    """The supported ISO code for ``language`` (``None`` for None or ``"auto"``,
+    meaning: detect it); anything else is a one-line :class:`ConfigError`."""
+    if language is None or language.strip().lower() == AUTO_LANGUAGE:
+        return None
+    code = normalize_language(language)
+    if code not in SUPPORTED_LANGUAGES:
+        valid = ", ".join((*SUPPORTED_LANGUAGES, AUTO_LANGUAGE))
+        raise ConfigError(f"unknown language {language!r}; use one of {valid}")
+    return code
+
+
 def with_language(doc: Document, language: str | None) -> Document:
-    """``doc`` with the caller's language (normalised) when one is given."""
-    if language:
-        code = normalize_language(language)
-        if code is None:
-            raise ConfigError(f"unknown language {language!r}; use an ISO code such as en, es, pt")
+    """``doc`` with the caller's language when one is given (see :func:`check_language`);
+    ``"auto"`` drops the language the source declares, so it is detected from the text."""
+    code = check_language(language)
+    if code is not None:
         doc.language = code
+    elif language is not None:
+        doc.language = None
     return doc
 
 
 def with_source_id(doc: Document, source_id: str | None) -> Document:
+    """``doc`` with the caller's source id when one is given (not empty)."""
     if source_id is not None:
         if not source_id.strip():
             raise ConfigError("source_id must not be empty")

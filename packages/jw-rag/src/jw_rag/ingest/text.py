@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
-from jw_rag.ingest._source import Loaded, decode_text, looks_binary, read_path
+from jw_rag.ingest._source import (
+    Loaded,
+    decode_text,
+    looks_binary,
+    read_path,
+    refuse_other_kind,
+)
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
-from jw_rag.model import Document, Paragraph
+from jw_rag.model import Document, Paragraph, split_blocks
 from jw_rag.store.protocol import Store
 
 __all__ = ["ingest_text", "parse_text", "parse_text_bytes", "read_text", "split_blocks"]
-
-_BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
 
 
 def read_text(loaded: Loaded, what: str = "text") -> str:
@@ -27,12 +30,10 @@ def read_text(loaded: Loaded, what: str = "text") -> str:
     return text
 
 
-def split_blocks(text: str) -> list[str]:
-    """Blocks of ``text`` separated by blank lines, each stripped; blank blocks removed."""
-    return [b.strip("\n") for b in _BLANK_LINE.split(text) if b.strip()]
-
-
 def parse_text_bytes(loaded: Loaded) -> Document:
+    """Plain text; a file that is really HTML, a PDF or a ZIP format is refused,
+    naming the kind to ingest it as."""
+    refuse_other_kind(loaded, "text")
     text = read_text(loaded)
     paragraphs = [Paragraph(clean_text(block)) for block in split_blocks(text)]
     return Document(
@@ -58,7 +59,13 @@ def ingest_text(
     chunker: ChunkerArg = None,
     language: str | None = None,
     source_id: str | None = None,
+    replace: bool = False,
 ) -> IngestResult:
     return ingest_parsed(
-        store, parse_text(path), chunker=chunker, language=language, source_id=source_id
+        store,
+        parse_text(path),
+        chunker=chunker,
+        language=language,
+        source_id=source_id,
+        replace=replace,
     )

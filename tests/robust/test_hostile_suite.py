@@ -1,0 +1,111 @@
+"""Hostile input through both surfaces: every file (generated here, every
+ingest kind) ends in a non-zero exit or a tool error with a one-line message
+and no traceback, and leaves the SQLite store byte for byte as it was:
+``PRAGMA integrity_check`` ok, chunk and source counts and a hash of every
+row of every table unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hostile_files import hostile_files
+from mcp_client import REPO, connect
+
+from jw_cli.app import main
+
+ARTICLE = (
+    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"
+)
+MCP_TOOLS = {
+    "article": ("ingest_article", "url_or_path"),
+    "bible": ("ingest_bible_chapter", "url_or_path"),
+    "epub": ("ingest_epub", "path"),
+    "pdf": ("ingest_pdf", "url_or_path"),
+    "markdown": ("ingest_markdown", "url_or_path"),
+    "text": ("ingest_text", "url_or_path"),
+    "jwpub": ("ingest_jwpub", "path"),
+    "backup": ("ingest_jw_library_backup", "path"),
+}
+
+
+def snapshot(store: Path) -> dict[str, Any]:
+    """Integrity, counts and a SHA-256 over every row of every table, read-only."""
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        integrity = conn.execute("PRAGMA integrity_check").fetchall()
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        )]  # fmt: skip
+        digest = hashlib.sha256()
+        for table in tables:
+            rows = conn.execute(f'SELECT * FROM "{table}"').fetchall()
+            digest.update(table.encode())
+            for row in sorted(repr(r) for r in rows):
+                digest.update(row.encode("utf-8", "surrogatepass"))
+        return {
+            "integrity": integrity,
+            "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "sources": conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0],
+            "rows": digest.hexdigest(),
+        }
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, Path]]:
+    return hostile_files(tmp_path_factory.mktemp("hostile"))
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store holding one article, written through the CLI."""
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    path = tmp_path / "store.sqlite"
+    assert main(["--store", str(path), "rag", "ingest", "article", str(ARTICLE)]) == 0
+    return path
+
+
+def test_the_suite_covers_every_kind_with_40_files(cases: list[tuple[str, str, Path]]) -> None:
+    assert len(cases) >= 40
+    assert {kind for _, kind, _ in cases} == set(MCP_TOOLS)
+    assert len({name for name, _, _ in cases}) == len(cases)
+
+
+def test_cli_hostile_files(
+    cases: list[tuple[str, str, Path]], store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    before = snapshot(store)
+    assert before["integrity"] == [("ok",)] and before["chunks"] > 0
+    for name, kind, path in cases:
+        code = main(["--store", str(store), "rag", "ingest", kind, str(path)])
+        out, err = capsys.readouterr()
+        assert code != 0, name
+        assert out == "" and err.startswith("error: ") and err.count("\n") == 1, (name, err)
+        assert "Traceback" not in err, name
+        assert snapshot(store) == before, name
+
+
+def test_mcp_hostile_files(cases: list[tuple[str, str, Path]], store: Path) -> None:
+    before = snapshot(store)
+    shutil.copy(store, store.with_name("copy.sqlite"))  # the server opens its own copy
+    copy = store.with_name("copy.sqlite")
+
+    async def scenario() -> None:
+        async with connect(store.parent, JW_STORE=str(copy)) as c:
+            for name, kind, path in cases:
+                tool, argument = MCP_TOOLS[kind]
+                error, message = await c.call(tool, **{argument: str(path)})
+                assert error, name
+                assert message.startswith(f"Error executing tool {tool}: "), (name, message)
+                assert "\n" not in message and "Traceback" not in message, (name, message)
+                assert snapshot(copy) == before, name
+
+    anyio.run(scenario)
