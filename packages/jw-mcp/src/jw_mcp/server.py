@@ -99,10 +99,80 @@ def _hit(hit: Any) -> dict[str, Any]:
     }
 
 
-def build_server() -> MCPServer:
-    """The server with every tool registered (no store is opened until a tool runs)."""
-    server = MCPServer("jw-agent-toolkit", instructions=__doc__)
+def _single_source_tool(function_name: str, doc: str) -> Callable[..., dict[str, Any]]:
+    """A tool for a file or URL that is one source."""
+    function = getattr(ingest, function_name)
 
+    @_tool_errors
+    def tool(
+        url_or_path: str,
+        ctx: Context,
+        chunker: str | None = None,
+        language: str | None = None,
+        source_id: str | None = None,
+        replace: bool = False,
+    ) -> dict[str, Any]:
+        with _store() as store:
+            result = function(
+                store,
+                url_or_path,
+                chunker=_chunker(ctx, chunker),
+                language=language,
+                source_id=source_id,
+                replace=replace,
+            )
+        return _result(result)
+
+    tool.__doc__ = doc
+    return tool
+
+
+def _many_sources_tool(function_name: str, doc: str) -> Callable[..., list[dict[str, Any]]]:
+    """A tool for a file of many sources; their ids come from the content
+    (JWPUB, backup) or, for an EPUB, from ``source_id`` followed by each
+    chapter's file."""
+    function = getattr(ingest, function_name)
+
+    @_tool_errors
+    def tool(
+        path: str,
+        ctx: Context,
+        chunker: str | None = None,
+        language: str | None = None,
+        source_id: str | None = None,
+        replace: bool = False,
+    ) -> list[dict[str, Any]]:
+        named: dict[str, Any] = {}
+        if function_name == "ingest_epub":
+            named = {"source_id": source_id, "replace": replace}
+        elif source_id is not None or replace:
+            raise ConfigError(
+                f"{function_name} takes no source_id or replace: its source ids come "
+                "from the file's content"
+            )
+        with _store() as store:
+            results = function(store, path, chunker=_chunker(ctx, chunker), language=language, **named)
+        return [_result(r) for r in results]
+
+    tool.__doc__ = doc
+    return tool
+
+
+_SINGLE = {
+    "ingest_article": "Parse, chunk and store one HTML article (file path or URL).",
+    "ingest_bible_chapter": "Store one Bible chapter page verse by verse.",
+    "ingest_pdf": "Parse, chunk and store a PDF file.",
+    "ingest_markdown": "Parse, chunk and store a Markdown file.",
+    "ingest_text": "Parse, chunk and store a plain UTF-8 text file.",
+}
+_MANY = {
+    "ingest_epub": "Parse, chunk and store every chapter of an EPUB.",
+    "ingest_jwpub": "Parse, chunk and store every document of a .jwpub publication.",
+    "ingest_jw_library_backup": "Store every note of a .jwlibrary backup.",
+}
+
+
+def _add_chunker_tools(server: MCPServer) -> None:
     @server.tool()
     @_tool_errors
     def set_chunker(name: str, ctx: Context) -> dict[str, str]:
@@ -119,74 +189,16 @@ def build_server() -> MCPServer:
         out["available"] = list(available_chunkers())
         return out
 
-    def _single(function_name: str, doc: str) -> None:
-        function = getattr(ingest, function_name)
 
-        @_tool_errors
-        def tool(
-            url_or_path: str,
-            ctx: Context,
-            chunker: str | None = None,
-            language: str | None = None,
-            source_id: str | None = None,
-            replace: bool = False,
-        ) -> dict[str, Any]:
-            with _store() as store:
-                result = function(
-                    store,
-                    url_or_path,
-                    chunker=_chunker(ctx, chunker),
-                    language=language,
-                    source_id=source_id,
-                    replace=replace,
-                )
-            return _result(result)
+def _add_ingest_tools(server: MCPServer) -> None:
+    for name, doc in _SINGLE.items():
+        server.add_tool(_single_source_tool(name, doc), name=name, description=doc)
+    for name, doc in _MANY.items():
+        if getattr(ingest, name, None) is not None:
+            server.add_tool(_many_sources_tool(name, doc), name=name, description=doc)
 
-        tool.__doc__ = doc
-        server.add_tool(tool, name=function_name, description=doc)
 
-    def _many(function_name: str, doc: str) -> None:
-        """Tools for files of many sources; their ids come from the content (JWPUB,
-        backup) or, for an EPUB, from ``source_id`` followed by each chapter's file."""
-        function = getattr(ingest, function_name, None)
-        if function is None:
-            return
-
-        @_tool_errors
-        def tool(
-            path: str,
-            ctx: Context,
-            chunker: str | None = None,
-            language: str | None = None,
-            source_id: str | None = None,
-            replace: bool = False,
-        ) -> list[dict[str, Any]]:
-            named: dict[str, Any] = {}
-            if function_name == "ingest_epub":
-                named = {"source_id": source_id, "replace": replace}
-            elif source_id is not None or replace:
-                raise ConfigError(
-                    f"{function_name} takes no source_id or replace: its source ids come "
-                    "from the file's content"
-                )
-            with _store() as store:
-                results = function(
-                    store, path, chunker=_chunker(ctx, chunker), language=language, **named
-                )
-            return [_result(r) for r in results]
-
-        tool.__doc__ = doc
-        server.add_tool(tool, name=function_name, description=doc)
-
-    _single("ingest_article", "Parse, chunk and store one HTML article (file path or URL).")
-    _single("ingest_bible_chapter", "Store one Bible chapter page verse by verse.")
-    _single("ingest_pdf", "Parse, chunk and store a PDF file.")
-    _single("ingest_markdown", "Parse, chunk and store a Markdown file.")
-    _single("ingest_text", "Parse, chunk and store a plain UTF-8 text file.")
-    _many("ingest_epub", "Parse, chunk and store every chapter of an EPUB.")
-    _many("ingest_jwpub", "Parse, chunk and store every document of a .jwpub publication.")
-    _many("ingest_jw_library_backup", "Store every note of a .jwlibrary backup.")
-
+def _add_read_tools(server: MCPServer) -> None:
     @server.tool(description=_SEARCH_DOC)
     @_tool_errors
     def search(
@@ -210,6 +222,13 @@ def build_server() -> MCPServer:
         with _store(existing=True) as store:
             return store.stats()
 
+
+def build_server() -> MCPServer:
+    """The server with every tool registered (no store is opened until a tool runs)."""
+    server = MCPServer("jw-agent-toolkit", instructions=__doc__)
+    _add_chunker_tools(server)
+    _add_ingest_tools(server)
+    _add_read_tools(server)
     return server
 
 
