@@ -81,8 +81,17 @@ def _query_vectors(
     return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
 
 
+def _meta(i: int, windows: bool) -> dict[str, Any]:
+    """Row ``i``'s metadata; with ``windows`` every second row is a window unit
+    over the row before it (the default pipeline stores about one per chunk)."""
+    meta: dict[str, Any] = {"chunker": "paragraph", "language": "en", "pages": [1 + i % 300]}
+    if windows and i % 2:
+        meta.update(chunker="window", window=[f"s{i // _PER_SOURCE}:{i - 1}"])
+    return meta
+
+
 def _corpus(
-    n: int, dim: int, seed: int, kind: str = "clustered"
+    n: int, dim: int, seed: int, kind: str = "clustered", windows: bool = False
 ) -> tuple[list[Chunk], np.ndarray, list[str]]:
     rng = np.random.default_rng(seed)
     vocab = [f"w{i}" for i in range(20_000)]
@@ -93,7 +102,7 @@ def _corpus(
             id=f"s{i // _PER_SOURCE}:{i}",
             text=t,
             source_id=f"s{i // _PER_SOURCE}",
-            metadata={"chunker": "paragraph", "language": "en", "pages": [1 + i % 300]},
+            metadata=_meta(i, windows),
         )
         for i, t in enumerate(texts)
     ]
@@ -132,9 +141,10 @@ def _measure(
     seed: int,
     memory: str = "2GB",
     kind: str = "clustered",
+    windows: bool = False,
 ) -> dict[str, float | str | int]:
     embedder: LookupEmbedder = store.embedder  # type: ignore[attr-defined]
-    chunks, vectors, vocab = _corpus(n, dim, seed, kind)
+    chunks, vectors, vocab = _corpus(n, dim, seed, kind, windows)
     embedder.rows.update(zip((c.text for c in chunks), vectors, strict=True))
     build = _ingest(store, chunks, bulk=name == "postgres-bulk", memory=memory)
     rng = np.random.default_rng(seed + 1)
@@ -240,6 +250,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument(
         "--dsn", help="an admin DSN of a PostgreSQL with pgvector (default: pgserver)"
     )
+    parser.add_argument(
+        "--windows",
+        action="store_true",
+        help="every second row a window unit (stats then counts them apart)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     results: list[dict[str, Any]] = []
@@ -274,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                             args.seed,
                             args.index_memory,
                             args.vectors,
+                            args.windows,
                         )
                     results.append(row)
                     print(_table([row]).splitlines()[-1], flush=True)
