@@ -21,8 +21,23 @@ __all__ = ["marker_spans", "packed_spans", "paragraph_spans"]
 
 _SEP = len(PARAGRAPH_SEPARATOR)
 
+_NO_OPENER: tuple[None, None] = (None, None)
+
 _SINGLE: Mapping[str, Any] = {"merge_reason": None}
 _MERGED: Mapping[str, Any] = {"merge_reason": "short_paragraph"}
+
+
+def _contents(texts: Sequence[str]) -> list[tuple[int, str, str, int, int]]:
+    """``(index, text, stripped, lo, hi)`` for each paragraph with content:
+    ``text[lo:hi]`` is its stripped text."""
+    out: list[tuple[int, str, str, int, int]] = []
+    append = out.append
+    for i, text in enumerate(texts):
+        stripped = text.strip()
+        if stripped:
+            lo = text.find(stripped[0])
+            append((i, text, stripped, lo, lo + len(stripped)))
+    return out
 
 
 def paragraph_spans(
@@ -41,13 +56,8 @@ def paragraph_spans(
     sp = sc = ep = ec = 0
     open_ = False
     length = count = 0
-    for i, text in enumerate(texts):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        lo = text.find(stripped[0])
-        size = len(stripped)
-        hi = lo + size
+    for i, text, stripped, lo, hi in _contents(texts):
+        size = hi - lo
         if size > max_chars:
             if open_:
                 append((sp, sc, ep, ec, merged if count > 1 else single))
@@ -88,18 +98,12 @@ def marker_spans(
     append = pieces.append
     open_ = False
     sp = sc = ep = ec = 0
-    length = 0
-    count = 0
+    length = count = 0
     streak = 0  # consecutive marker merges into the open chunk
     reason: str | None = None
     last_text = ""
-    for i, text in enumerate(texts):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        lo = text.find(stripped[0])
-        size = len(stripped)
-        hi = lo + size
+    for i, text, stripped, lo, hi in _contents(texts):
+        size = hi - lo
         if size > max_chars:
             if open_:
                 append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
@@ -107,14 +111,9 @@ def marker_spans(
             for a, b in split_long(text, lo, hi, max_chars, language):
                 append((i, a, i, b, single))
             continue
-        found = markers.opener(text)
-        closure: str | None = None
-        continuation: str | None = None
-        if found is not None:
-            if found[0] == "closure":
-                closure = found[1]
-            elif found[0] == "continuation":
-                continuation = found[1]
+        kind, marker = markers.opener(text) or _NO_OPENER
+        closure = marker if kind == "closure" else None
+        continuation = marker if kind == "continuation" else None
         joined = False
         if open_:
             fits = length + _SEP + size
@@ -165,13 +164,8 @@ def packed_spans(
     length = count = 0
     linked = False
     closed_by: str | None = None
-    for i, text in enumerate(texts):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        lo = text.find(stripped[0])
-        size = len(stripped)
-        hi = lo + size
+    for i, text, _, lo, hi in _contents(texts):
+        size = hi - lo
         if size > max_chars:
             if open_:
                 append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
