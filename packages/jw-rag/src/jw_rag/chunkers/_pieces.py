@@ -213,7 +213,8 @@ def build_raw_chunks(
     ``None`` means plain strings (positions are the ids, no pages or headings)."""
     template = _metadata_template(metadata, chunker, version, language)
     bases = _ExtraBases(template)
-    read = _SpanReader(texts, paragraphs).read
+    reader = _SpanReader(texts, paragraphs)
+    within, across = reader.within, reader.across
     id_prefix = f"{source_id}\x1f{chunker}\x1f"
     id_head = f"{source_id}:" if source_id else ""
     sha1 = hashlib.sha1
@@ -227,7 +228,11 @@ def build_raw_chunks(
         if extra is not last_extra:
             last_extra = extra
             base = bases.get(extra)
-        text, para_ids, pages, heading_path = read(sp, sc, ep, ec)
+        if sp == ep:  # the common case, inlined for plain strings
+            text = texts[sp][sc:ec]
+            para_ids, pages, heading_path = ([sp], None, ()) if paragraphs is None else within(sp)
+        else:
+            text, para_ids, pages, heading_path = across(sp, sc, ep, ec)
         meta = (template if base is None else base).copy()
         meta["para_ids"] = para_ids
         meta["span"] = {"start_para": sp, "start_char": sc, "end_para": ep, "end_char": ec}
@@ -289,12 +294,12 @@ class _ExtraBases:
         return base
 
 
-#: A span's text, paragraph ids, pages (``None`` or empty when unknown) and heading path.
-_SpanProvenance = tuple[str, list[str | int], list[Any] | None, tuple[str, ...]]
+#: A span's paragraph ids, pages (``None`` or empty when unknown) and heading path.
+_Provenance = tuple[list[str | int], list[Any] | None, tuple[str, ...]]
 
 
 class _SpanReader:
-    """The text and provenance of spans over one document's paragraphs."""
+    """The provenance (and text) of spans over one document's paragraphs."""
 
     __slots__ = ("_has_pages", "_paragraphs", "_texts")
 
@@ -303,18 +308,16 @@ class _SpanReader:
         self._paragraphs = paragraphs
         self._has_pages = paragraphs is not None and any(p.page is not None for p in paragraphs)
 
-    def read(self, sp: int, sc: int, ep: int, ec: int) -> _SpanProvenance:
-        if sp != ep:
-            return self._across(sp, sc, ep, ec)
-        text = self._texts[sp][sc:ec]
-        paragraphs = self._paragraphs
-        if paragraphs is None:
-            return text, [sp], None, ()
-        first = paragraphs[sp]
-        pages = [first.page] if first.page is not None else None
-        return text, [first.id if first.id is not None else sp], pages, first.heading_path
+    def within(self, k: int) -> _Provenance:
+        """A span inside paragraph ``k`` (given as a :class:`Paragraph`)."""
+        assert self._paragraphs is not None
+        para = self._paragraphs[k]
+        pages = [para.page] if para.page is not None else None
+        return [para.id if para.id is not None else k], pages, para.heading_path
 
-    def _across(self, sp: int, sc: int, ep: int, ec: int) -> _SpanProvenance:
+    def across(
+        self, sp: int, sc: int, ep: int, ec: int
+    ) -> tuple[str, list[str | int], list[Any] | None, tuple[str, ...]]:
         """A span over several paragraphs: :func:`~jw_rag.model.rebuild_text`,
         inlined (the middle paragraphs whole and trimmed, blank ones left out,
         as they are from the paragraph ids)."""
