@@ -21,8 +21,6 @@ __all__ = ["marker_spans", "packed_spans", "paragraph_spans"]
 
 _SEP = len(PARAGRAPH_SEPARATOR)
 
-_NO_OPENER: tuple[None, None] = (None, None)
-
 _SINGLE: Mapping[str, Any] = {"merge_reason": None}
 _MERGED: Mapping[str, Any] = {"merge_reason": "short_paragraph"}
 
@@ -98,7 +96,6 @@ def marker_spans(
     max_continuations: int,
 ) -> list[RawPiece]:
     """The semantic chunker's marker rules over ``texts``."""
-    single = _UNCLOSED[None]
     pieces: list[RawPiece] = []
     append = pieces.append
     open_ = False
@@ -113,12 +110,10 @@ def marker_spans(
             if open_:
                 append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
                 open_, streak, reason = False, 0, None
-            for a, b in split_long(text, lo, hi, max_chars, language):
-                append((i, a, i, b, single))
+            pieces.extend(_over_long(i, text, lo, hi, max_chars, language))
             continue
-        kind, marker = markers.opener(text) or _NO_OPENER
-        closure = marker if kind == "closure" else None
-        continuation = marker if kind == "continuation" else None
+        found = markers.opener(text)
+        closure, continuation = _NO_MARKERS if found is None else _by_kind(found)
         joined = False
         if open_:
             fits = length + _SEP + size
@@ -161,7 +156,6 @@ def packed_spans(
 ) -> list[RawPiece]:
     """The semantic chunker's packing mode over ``texts`` (``kinds`` marks headings)."""
     half = target // 2
-    single = _UNCLOSED[None]
     pieces: list[RawPiece] = []
     append = pieces.append
     sp = sc = ep = ec = 0
@@ -175,8 +169,7 @@ def packed_spans(
             if open_:
                 append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
                 open_ = False
-            for a, b in split_long(text, lo, hi, max_chars, language):
-                append((i, a, i, b, single))
+            pieces.extend(_over_long(i, text, lo, hi, max_chars, language))
             continue
         found = markers.opener(text) if markers is not None else None
         closure = found[1] if found is not None and found[0] == "closure" else None
@@ -205,6 +198,26 @@ def packed_spans(
     if open_:
         append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
     return pieces
+
+
+#: ``(closure, continuation)`` of a paragraph that opens with no marker.
+_NO_MARKERS: tuple[str | None, str | None] = (None, None)
+
+
+def _by_kind(found: tuple[str, str]) -> tuple[str | None, str | None]:
+    """``(closure, continuation)`` for the opener :meth:`MarkerSet.opener`
+    found: the marker in the place of its kind (a back-reference is neither)."""
+    kind, marker = found
+    return (marker if kind == "closure" else None, marker if kind == "continuation" else None)
+
+
+def _over_long(
+    i: int, text: str, lo: int, hi: int, max_chars: int, language: str | None
+) -> list[RawPiece]:
+    """The pieces of paragraph ``i``, whose content ``text[lo:hi]`` is longer
+    than ``max_chars``: each alone, split at sentence ends."""
+    single = _UNCLOSED[None]
+    return [(i, a, i, b, single) for a, b in split_long(text, lo, hi, max_chars, language)]
 
 
 #: The extras of pieces no closure marker closed, shared (extras are read only).
