@@ -147,6 +147,24 @@ def test_invariants_on_sentence_like_text(text: str) -> None:
     _check_invariants(text)
 
 
+_PERIOD_PIECES = _PIECES | st.sampled_from(
+    ["J.", "j.", "pág.", "12.", "U.S.", "word.", "abcdefghijklmn.", "ab-cdefghijklmnop.", "x-y.", "7"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PERIOD_PIECES, min_size=2, max_size=16).map(" ".join))
+def test_single_period_shortcut_decides_as_the_full_rules(text: str) -> None:
+    """The scan decides a single period from the letters before it; that must
+    be what ``_period_is_final`` decides from the whole token."""
+    from jw_core.sentences import _period_is_final, _single_period_is_final
+
+    for dot, ch in enumerate(text[:-2]):
+        if ch == "." and text[dot + 1] == " " and not text[dot + 2].isspace():
+            expected = _period_is_final(text, dot, dot + 2)
+            assert _single_period_is_final(text, dot, dot + 2) == expected, (text, dot)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
 def test_invariants_on_any_text(text: str) -> None:

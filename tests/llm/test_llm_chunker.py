@@ -11,7 +11,7 @@ import pytest
 from jw_gen.errors import GenerationError as GenError
 from jw_gen.providers import FakeProvider, HeuristicProvider
 from jw_rag.chunkers import get_chunker
-from jw_rag.chunkers.llm_chunker import LLMChunker, parse_answer
+from jw_rag.chunkers.llm_chunker import LLMChunker, Split, parse_answer
 from jw_rag.chunkers.validate import check_chunks
 from jw_rag.errors import ConfigError, GenerationError
 
@@ -137,9 +137,7 @@ def test_garbage_answers_leave_semantic_chunks_and_are_not_cached(answer, reason
 
 def test_prose_and_fences_are_tolerated() -> None:
     text = 'Sure!\n```json\n{"actions": [{"op": "split", "chunk_index": 2, "after_paragraph": 1}]}\n```\nDone.'
-    assert parse_answer(text, [1, 1, 2]) == [
-        {"op": "split", "chunk_index": 2, "after_paragraph": 1}
-    ]
+    assert parse_answer(text, [1, 1, 2]) == [Split(chunk_index=2, after_paragraph=1)]
 
 
 def test_provider_error_falls_back_logs_once_and_is_not_cached(caplog) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "store_pg"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "postgres"))
 
 from pg_harness import pg_database  # noqa: E402, F401  (a fixture)
 from store_helpers import CountingEmbedder  # noqa: E402

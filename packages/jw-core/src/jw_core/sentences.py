@@ -193,7 +193,6 @@ def _scan(
     append = spans.append
     n = len(text)
     match = (_BOUNDARY if caseless else _BOUNDARY_CASED).match
-    never_final, before_number = _NEVER_FINAL, _BEFORE_NUMBER
     last = n - 2  # the fast path needs text[i + 2]
     for i in positions:
         if i < resume:
@@ -219,41 +218,42 @@ def _scan(
             continue  # the common case of _starts_sentence, inlined
         if end - start <= 4 and not any(ch.isalnum() for ch in text[start:end]):
             continue  # a leading "..." stays with the sentence it opens
-        if single_dot:
-            # The common cases of _period_is_final, decided here as it would
-            # from the letters before the period (or before one space and the
-            # period, as in "word ."): a run of letters longer than any
-            # abbreviation is final, whatever precedes it; a word or a number
-            # after whitespace is decided by the rules for it.
-            w = i - 1 if i and text[i - 1] == " " else i
-            tail = text[w - _LONG_RUN : w] if w >= _LONG_RUN else ""
-            if not tail:
-                if not _period_is_final(text, i, nxt):
-                    continue
-            elif not tail.isalpha():
-                token = tail.rsplit(None, 1)[-1] if not tail[-1].isspace() else ""
-                if len(token) == _LONG_RUN:  # no whitespace in the tail: a longer token
-                    token = ""
-                if token.isalpha():
-                    word = token.lower()
-                    if word in never_final:
-                        continue
-                    if len(token) == 1:  # an initial: "J. Smith"
-                        if token.isupper() or c.isdigit():
-                            continue
-                    elif c.isdigit() and word in before_number:
-                        continue
-                    elif len(token) == 2 and token[0] == token[1] and token.isupper():
-                        if _DOUBLED_NEXT.match(text, nxt):  # "EE. UU."
-                            continue
-                elif token.isdigit():  # "3. 5" enumerations, verse lists
-                    if c.isdigit():
-                        continue
-                elif not _period_is_final(text, i, nxt):
-                    continue
+        if single_dot and not _single_period_is_final(text, i, nxt):
+            continue
         append((start + offset, end + offset))
         start = nxt
     return start, resume
+
+
+def _single_period_is_final(text: str, dot: int, nxt: int) -> bool:
+    """:func:`_period_is_final`, its common cases decided from the letters
+    before the period (or before one space and the period, as in "word ."):
+    a run of letters longer than any abbreviation is final, whatever precedes
+    it; a word or a number after whitespace is decided by the rules for it."""
+    w = dot - 1 if dot and text[dot - 1] == " " else dot
+    tail = text[w - _LONG_RUN : w] if w >= _LONG_RUN else ""
+    if not tail:
+        return _period_is_final(text, dot, nxt)
+    if tail.isalpha():
+        return True
+    token = tail.rsplit(None, 1)[-1] if not tail[-1].isspace() else ""
+    if len(token) == _LONG_RUN:  # no whitespace in the tail: a longer token
+        token = ""
+    c = text[nxt]
+    if token.isalpha():
+        word = token.lower()
+        if word in _NEVER_FINAL:
+            return False
+        if len(token) == 1:  # an initial: "J. Smith"
+            return not (token.isupper() or c.isdigit())
+        if c.isdigit() and word in _BEFORE_NUMBER:
+            return False
+        if len(token) == 2 and token[0] == token[1] and token.isupper():
+            return not _DOUBLED_NEXT.match(text, nxt)  # "EE. UU."
+        return True
+    if token.isdigit():  # "3. 5" enumerations, verse lists
+        return not c.isdigit()
+    return _period_is_final(text, dot, nxt)
 
 
 _CLOSERS = "\"'”’»)]"

@@ -218,19 +218,10 @@ def build_raw_chunks(
 ) -> list[Chunk]:
     """:func:`build_chunks` over ``texts`` and raw pieces; ``paragraphs``
     ``None`` means plain strings (positions are the ids, no pages or headings)."""
-    # Every chunk's metadata has the same keys in the same order: fill a
-    # template once, then copy it and set the per-chunk values in place.
-    template: dict[str, Any] = dict(metadata or {})
-    template["chunker"] = chunker
-    template["chunker_version"] = version
-    template["language"] = language
-    template["para_ids"] = None
-    template["span"] = None
-    template["merge_reason"] = None
-    template["closure_marker"] = None
-    template["chunk_index"] = None
-    has_pages = paragraphs is not None and any(p.page is not None for p in paragraphs)
-    n_paras = len(texts)
+    template = _metadata_template(metadata, chunker, version, language)
+    bases = _ExtraBases(template)
+    reader = _SpanReader(texts, paragraphs)
+    within, across = reader.within, reader.across
     id_prefix = f"{source_id}\x1f{chunker}\x1f"
     id_head = f"{source_id}:" if source_id else ""
     sha1 = hashlib.sha1
@@ -238,65 +229,17 @@ def build_raw_chunks(
     append = chunks.append
     prev: dict[str, Any] | None = None
     prev_id: str | None = None
-    # Pieces mostly share a few extras: each merged into a copy of the
-    # template once saves an update per chunk (see _with_extra). Keyed by id,
-    # the extra kept with its base so that the id cannot be reused meanwhile.
-    bases: dict[int, tuple[Mapping[str, Any] | None, dict[str, Any] | None]] = {}
     last_extra: Mapping[str, Any] | None = None
     base: dict[str, Any] | None = template
     for index, (sp, sc, ep, ec, extra) in enumerate(pieces):
         if extra is not last_extra:
             last_extra = extra
-            cached = bases.get(id(extra))
-            if cached is not None and cached[0] is extra:
-                base = cached[1]
-            else:
-                base = _with_extra(template, extra)
-                bases[id(extra)] = (extra, base)
-        pages: list[Any] | None = None
-        heading_path: tuple[str, ...] = ()
-        if sp == ep:
+            base = bases.get(extra)
+        if sp == ep:  # the common case, inlined for plain strings
             text = texts[sp][sc:ec]
-            if paragraphs is None:
-                para_ids: list[str | int] = [sp]
-            else:
-                first = paragraphs[sp]
-                para_ids = [first.id if first.id is not None else sp]
-                if first.page is not None:
-                    pages = [first.page]
-                heading_path = first.heading_path
+            para_ids, pages, heading_path = ([sp], None, ()) if paragraphs is None else within(sp)
         else:
-            head = texts[sp]  # an IndexError first, as for a single paragraph
-            if not 0 <= sp <= ep < n_paras:
-                raise ValueError(
-                    f"span {Span(sp, sc, ep, ec)} is outside the {n_paras} paragraphs given"
-                )
-            # rebuild_text, inlined: the middle paragraphs whole (trimmed),
-            # blank ones left out, as they are from para_ids.
-            parts = [head[sc:].rstrip()]
-            indexes = [sp]
-            for k in range(sp + 1, ep):
-                middle = texts[k].strip()
-                if middle:
-                    parts.append(middle)
-                    indexes.append(k)
-            parts.append(texts[ep][:ec].lstrip())
-            indexes.append(ep)
-            text = PARAGRAPH_SEPARATOR.join(parts)
-            if paragraphs is None:
-                para_ids = list(indexes)
-            else:
-                heading_path = paragraphs[sp].heading_path
-                if has_pages:
-                    pages = []
-                    for k in indexes:
-                        page = paragraphs[k].page
-                        if page is not None and page not in pages:
-                            pages.append(page)
-                para_ids = []
-                for k in indexes:
-                    pid = paragraphs[k].id
-                    para_ids.append(pid if pid is not None else k)
+            text, para_ids, pages, heading_path = across(sp, sc, ep, ec)
         meta = (template if base is None else base).copy()
         meta["para_ids"] = para_ids
         meta["span"] = {"start_para": sp, "start_char": sc, "end_para": ep, "end_char": ec}
@@ -316,6 +259,107 @@ def build_raw_chunks(
     if prev is not None:
         prev["next_id"] = None
     return chunks
+
+
+def _metadata_template(
+    metadata: Mapping[str, Any] | None, chunker: str, version: str, language: str | None
+) -> dict[str, Any]:
+    """The metadata every chunk starts from: the caller's, then the keys every
+    chunk has, in the same order (the per-chunk ones ``None`` until set), so
+    that a chunk's metadata is a copy of it with values set in place."""
+    template: dict[str, Any] = dict(metadata or {})
+    template["chunker"] = chunker
+    template["chunker_version"] = version
+    template["language"] = language
+    template["para_ids"] = None
+    template["span"] = None
+    template["merge_reason"] = None
+    template["closure_marker"] = None
+    template["chunk_index"] = None
+    return template
+
+
+class _ExtraBases:
+    """The template with each piece's extra merged once (see :func:`_with_extra`):
+    pieces mostly share a few extras, and a merged copy saves an update per
+    chunk. Keyed by the extra's id, kept with the extra so that the id cannot
+    be reused meanwhile."""
+
+    __slots__ = ("_by_id", "_template")
+
+    def __init__(self, template: dict[str, Any]) -> None:
+        self._template = template
+        self._by_id: dict[int, tuple[Mapping[str, Any] | None, dict[str, Any] | None]] = {}
+
+    def get(self, extra: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """The base for ``extra``'s chunks; ``None`` means merge it per chunk."""
+        cached = self._by_id.get(id(extra))
+        if cached is not None and cached[0] is extra:
+            return cached[1]
+        base = _with_extra(self._template, extra)
+        self._by_id[id(extra)] = (extra, base)
+        return base
+
+
+#: A span's paragraph ids, pages (``None`` or empty when unknown) and heading path.
+_Provenance = tuple[list[str | int], list[Any] | None, tuple[str, ...]]
+
+
+class _SpanReader:
+    """The provenance (and text) of spans over one document's paragraphs."""
+
+    __slots__ = ("_has_pages", "_paragraphs", "_texts")
+
+    def __init__(self, texts: Sequence[str], paragraphs: Sequence[Paragraph] | None) -> None:
+        self._texts = texts
+        self._paragraphs = paragraphs
+        self._has_pages = paragraphs is not None and any(p.page is not None for p in paragraphs)
+
+    def within(self, k: int) -> _Provenance:
+        """A span inside paragraph ``k`` (given as a :class:`Paragraph`)."""
+        assert self._paragraphs is not None
+        para = self._paragraphs[k]
+        pages = [para.page] if para.page is not None else None
+        return [para.id if para.id is not None else k], pages, para.heading_path
+
+    def across(
+        self, sp: int, sc: int, ep: int, ec: int
+    ) -> tuple[str, list[str | int], list[Any] | None, tuple[str, ...]]:
+        """A span over several paragraphs: :func:`~jw_rag.model.rebuild_text`,
+        inlined (the middle paragraphs whole and trimmed, blank ones left out,
+        as they are from the paragraph ids)."""
+        texts = self._texts
+        n_paras = len(texts)
+        head = texts[sp]  # an IndexError first, as for a single paragraph
+        if not 0 <= sp <= ep < n_paras:
+            raise ValueError(
+                f"span {Span(sp, sc, ep, ec)} is outside the {n_paras} paragraphs given"
+            )
+        parts = [head[sc:].rstrip()]
+        indexes = [sp]
+        for k in range(sp + 1, ep):
+            middle = texts[k].strip()
+            if middle:
+                parts.append(middle)
+                indexes.append(k)
+        parts.append(texts[ep][:ec].lstrip())
+        indexes.append(ep)
+        text = PARAGRAPH_SEPARATOR.join(parts)
+        paragraphs = self._paragraphs
+        if paragraphs is None:
+            return text, list(indexes), None, ()
+        pages: list[Any] | None = None
+        if self._has_pages:
+            pages = []
+            for k in indexes:
+                page = paragraphs[k].page
+                if page is not None and page not in pages:
+                    pages.append(page)
+        para_ids: list[str | int] = []
+        for k in indexes:
+            pid = paragraphs[k].id
+            para_ids.append(pid if pid is not None else k)
+        return text, para_ids, pages, paragraphs[sp].heading_path
 
 
 #: Metadata keys build_raw_chunks sets per chunk before merging the extra.

@@ -25,6 +25,19 @@ _SINGLE: Mapping[str, Any] = {"merge_reason": None}
 _MERGED: Mapping[str, Any] = {"merge_reason": "short_paragraph"}
 
 
+def _contents(texts: Sequence[str]) -> list[tuple[int, str, str, int, int]]:
+    """``(index, text, stripped, lo, hi)`` for each paragraph with content:
+    ``text[lo:hi]`` is its stripped text."""
+    out: list[tuple[int, str, str, int, int]] = []
+    append = out.append
+    for i, text in enumerate(texts):
+        stripped = text.strip()
+        if stripped:
+            lo = text.find(stripped[0])
+            append((i, text, stripped, lo, lo + len(stripped)))
+    return out
+
+
 def paragraph_spans(
     texts: Sequence[str],
     *,
@@ -41,7 +54,7 @@ def paragraph_spans(
     sp = sc = ep = ec = 0
     open_ = False
     length = count = 0
-    for i, text in enumerate(texts):
+    for i, text in enumerate(texts):  # the loop of _contents, inlined: the hottest path
         stripped = text.strip()
         if not stripped:
             continue
@@ -83,38 +96,24 @@ def marker_spans(
     max_continuations: int,
 ) -> list[RawPiece]:
     """The semantic chunker's marker rules over ``texts``."""
-    single = _UNCLOSED[None]
     pieces: list[RawPiece] = []
     append = pieces.append
     open_ = False
     sp = sc = ep = ec = 0
-    length = 0
-    count = 0
+    length = count = 0
     streak = 0  # consecutive marker merges into the open chunk
     reason: str | None = None
     last_text = ""
-    for i, text in enumerate(texts):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        lo = text.find(stripped[0])
-        size = len(stripped)
-        hi = lo + size
+    for i, text, stripped, lo, hi in _contents(texts):
+        size = hi - lo
         if size > max_chars:
             if open_:
                 append((sp, sc, ep, ec, _marker_extra(count, reason, None)))
                 open_, streak, reason = False, 0, None
-            for a, b in split_long(text, lo, hi, max_chars, language):
-                append((i, a, i, b, single))
+            pieces.extend(_over_long(i, text, lo, hi, max_chars, language))
             continue
         found = markers.opener(text)
-        closure: str | None = None
-        continuation: str | None = None
-        if found is not None:
-            if found[0] == "closure":
-                closure = found[1]
-            elif found[0] == "continuation":
-                continuation = found[1]
+        closure, continuation = _NO_MARKERS if found is None else _by_kind(found)
         joined = False
         if open_:
             fits = length + _SEP + size
@@ -157,7 +156,6 @@ def packed_spans(
 ) -> list[RawPiece]:
     """The semantic chunker's packing mode over ``texts`` (``kinds`` marks headings)."""
     half = target // 2
-    single = _UNCLOSED[None]
     pieces: list[RawPiece] = []
     append = pieces.append
     sp = sc = ep = ec = 0
@@ -165,19 +163,13 @@ def packed_spans(
     length = count = 0
     linked = False
     closed_by: str | None = None
-    for i, text in enumerate(texts):
-        stripped = text.strip()
-        if not stripped:
-            continue
-        lo = text.find(stripped[0])
-        size = len(stripped)
-        hi = lo + size
+    for i, text, _, lo, hi in _contents(texts):
+        size = hi - lo
         if size > max_chars:
             if open_:
                 append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
                 open_ = False
-            for a, b in split_long(text, lo, hi, max_chars, language):
-                append((i, a, i, b, single))
+            pieces.extend(_over_long(i, text, lo, hi, max_chars, language))
             continue
         found = markers.opener(text) if markers is not None else None
         closure = found[1] if found is not None and found[0] == "closure" else None
@@ -206,6 +198,26 @@ def packed_spans(
     if open_:
         append((sp, sc, ep, ec, _packed_extra(count, linked, closed_by)))
     return pieces
+
+
+#: ``(closure, continuation)`` of a paragraph that opens with no marker.
+_NO_MARKERS: tuple[str | None, str | None] = (None, None)
+
+
+def _by_kind(found: tuple[str, str]) -> tuple[str | None, str | None]:
+    """``(closure, continuation)`` for the opener :meth:`MarkerSet.opener`
+    found: the marker in the place of its kind (a back-reference is neither)."""
+    kind, marker = found
+    return (marker if kind == "closure" else None, marker if kind == "continuation" else None)
+
+
+def _over_long(
+    i: int, text: str, lo: int, hi: int, max_chars: int, language: str | None
+) -> list[RawPiece]:
+    """The pieces of paragraph ``i``, whose content ``text[lo:hi]`` is longer
+    than ``max_chars``: each alone, split at sentence ends."""
+    single = _UNCLOSED[None]
+    return [(i, a, i, b, single) for a, b in split_long(text, lo, hi, max_chars, language)]
 
 
 #: The extras of pieces no closure marker closed, shared (extras are read only).

@@ -63,7 +63,10 @@ __all__ = [
     "PROMPT_VERSION",
     "SYSTEM_PROMPT",
     "InvalidAnswer",
+    "LLMAction",
     "LLMChunker",
+    "Merge",
+    "Split",
     "build_prompt",
     "parse_answer",
 ]
@@ -92,6 +95,58 @@ _warned: set[str] = set()
 
 class InvalidAnswer(ValueError):
     """The model's answer breaks the format or names impossible changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """Split chunk ``chunk_index`` after its paragraph ``after_paragraph`` (from 1)."""
+
+    chunk_index: int
+    after_paragraph: int
+
+    @property
+    def named(self) -> tuple[int, ...]:
+        """The chunks this action takes part in."""
+        return (self.chunk_index,)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The action as the model writes it (and as chunk metadata records it)."""
+        return {
+            "op": "split",
+            "chunk_index": self.chunk_index,
+            "after_paragraph": self.after_paragraph,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """Merge the consecutive chunks ``chunk_indices`` into one."""
+
+    chunk_indices: tuple[int, ...]
+
+    @property
+    def named(self) -> tuple[int, ...]:
+        """The chunks this action takes part in."""
+        return self.chunk_indices
+
+    def as_dict(self) -> dict[str, Any]:
+        """The action as the model writes it (and as chunk metadata records it)."""
+        return {"op": "merge", "chunk_indices": list(self.chunk_indices)}
+
+
+#: One change the model proposes.
+LLMAction = Split | Merge
+
+
+@dataclass(frozen=True, slots=True)
+class _Rejected:
+    """An action dropped by the plan, and why."""
+
+    action: LLMAction
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.action.as_dict(), "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,53 +214,58 @@ def _int(value: Any, what: str, n: int) -> int:
     return value
 
 
-def parse_answer(text: str, counts: Sequence[int], *, first_index: int = 0) -> list[dict[str, Any]]:
+def parse_answer(text: str, counts: Sequence[int], *, first_index: int = 0) -> list[LLMAction]:
     """Validated actions of an answer about chunks ``first_index ..
     first_index + len(counts) - 1``; ``counts[i]`` is how many paragraphs the
     model saw in chunk ``first_index + i``. Raises :class:`InvalidAnswer`."""
     data = _json_object(text)
     if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
         raise InvalidAnswer('the answer is not an object with an "actions" list')
-    last = first_index + len(counts) - 1
-    out: list[dict[str, Any]] = []
+    out: list[LLMAction] = []
     for n, action in enumerate(data["actions"]):
         if not isinstance(action, dict):
             raise InvalidAnswer(f"action {n} is not an object")
         op = action.get("op")
         if op == "split":
-            index = _int(action.get("chunk_index"), "chunk_index", n)
-            after = _int(action.get("after_paragraph"), "after_paragraph", n)
-            if not first_index <= index <= last:
-                raise InvalidAnswer(f"action {n}: chunk {index} is outside {first_index}..{last}")
-            paras = counts[index - first_index]
-            if not 1 <= after <= paras - 1:
-                raise InvalidAnswer(
-                    f"action {n}: chunk {index} has {paras} paragraph(s); "
-                    f"after_paragraph must be in 1..{paras - 1}, got {after}"
-                )
-            out.append({"op": "split", "chunk_index": index, "after_paragraph": after})
+            out.append(_parse_split(action, n, counts, first_index))
         elif op == "merge":
-            raw = action.get("chunk_indices")
-            if not isinstance(raw, list) or len(raw) < 2:
-                raise InvalidAnswer(f"action {n}: chunk_indices must list 2 or more chunks")
-            indices = [_int(v, "chunk_indices", n) for v in raw]
-            for index in indices:
-                if not first_index <= index <= last:
-                    raise InvalidAnswer(
-                        f"action {n}: chunk {index} is outside {first_index}..{last}"
-                    )
-            if any(b != a + 1 for a, b in zip(indices, indices[1:], strict=False)):
-                raise InvalidAnswer(
-                    f"action {n}: merge {indices} is not a run of adjacent chunks in order"
-                )
-            out.append({"op": "merge", "chunk_indices": indices})
+            out.append(_parse_merge(action, n, len(counts), first_index))
         else:
             raise InvalidAnswer(f'action {n}: op must be "split" or "merge", got {op!r}')
     return out
 
 
-def _named(action: Mapping[str, Any]) -> list[int]:
-    return list(action["chunk_indices"]) if action["op"] == "merge" else [action["chunk_index"]]
+def _check_index(index: int, n: int, count: int, first_index: int) -> None:
+    last = first_index + count - 1
+    if not first_index <= index <= last:
+        raise InvalidAnswer(f"action {n}: chunk {index} is outside {first_index}..{last}")
+
+
+def _parse_split(
+    action: Mapping[str, Any], n: int, counts: Sequence[int], first_index: int
+) -> Split:
+    index = _int(action.get("chunk_index"), "chunk_index", n)
+    after = _int(action.get("after_paragraph"), "after_paragraph", n)
+    _check_index(index, n, len(counts), first_index)
+    paras = counts[index - first_index]
+    if not 1 <= after <= paras - 1:
+        raise InvalidAnswer(
+            f"action {n}: chunk {index} has {paras} paragraph(s); "
+            f"after_paragraph must be in 1..{paras - 1}, got {after}"
+        )
+    return Split(index, after)
+
+
+def _parse_merge(action: Mapping[str, Any], n: int, count: int, first_index: int) -> Merge:
+    raw = action.get("chunk_indices")
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise InvalidAnswer(f"action {n}: chunk_indices must list 2 or more chunks")
+    indices = [_int(v, "chunk_indices", n) for v in raw]
+    for index in indices:
+        _check_index(index, n, count, first_index)
+    if any(b != a + 1 for a, b in zip(indices, indices[1:], strict=False)):
+        raise InvalidAnswer(f"action {n}: merge {indices} is not a run of adjacent chunks in order")
+    return Merge(tuple(indices))
 
 
 def _warn_once(source_id: str, status: str) -> None:
@@ -379,7 +439,7 @@ class LLMChunker:
             language=language,
         )
         windows = self._windows(texts)
-        actions: list[dict[str, Any]] | None = None
+        actions: list[LLMAction] | None = None
         status = "ok"
         if self.cache is not None:
             entry = self.cache.get(key)
@@ -404,7 +464,7 @@ class LLMChunker:
                 status = "no_actions"
         kept, rejected = self._plan(actions, segs, paras)
         if status in ("ok", "no_actions") and self.cache is not None:
-            if not any(r["reason"].startswith("conflict") for r in rejected):
+            if not any(r.reason.startswith("conflict") for r in rejected):
                 self.cache.put(key, self._entry(source_id, language, answers, actions))
         return self._apply(base, segs, paras, kept, rejected, status, source_id, metadata)
 
@@ -414,10 +474,10 @@ class LLMChunker:
         windows: list[tuple[int, int]],
         counts: list[int],
         language: str | None,
-    ) -> tuple[list[dict[str, Any]], list[str]]:
+    ) -> tuple[list[LLMAction], list[str]]:
         from jw_gen.errors import GenerationError as GenError
 
-        actions: list[dict[str, Any]] = []
+        actions: list[LLMAction] = []
         answers: list[str] = []
         for a, b in windows:
             prompt = build_prompt(
@@ -438,11 +498,11 @@ class LLMChunker:
 
     def _from_entry(
         self, entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
-    ) -> list[dict[str, Any]] | None:
+    ) -> list[LLMAction] | None:
         answers = entry.get("answers")
         if not isinstance(answers, list) or len(answers) != len(windows):
             return None
-        actions: list[dict[str, Any]] = []
+        actions: list[LLMAction] = []
         try:
             for (a, b), answer in zip(windows, answers, strict=True):
                 actions.extend(parse_answer(str(answer), counts[a:b], first_index=a))
@@ -455,7 +515,7 @@ class LLMChunker:
         source_id: str,
         language: str | None,
         answers: list[str],
-        actions: list[dict[str, Any]],
+        actions: list[LLMAction],
     ) -> dict[str, Any]:
         return {
             "source_id": source_id,
@@ -465,7 +525,7 @@ class LLMChunker:
             "prompt_version": PROMPT_VERSION,
             "params": self._answer_params(),
             "answers": answers,
-            "actions": actions,
+            "actions": [a.as_dict() for a in actions],
         }
 
     def _fallback(self, base: list[Chunk], status: str, source_id: str) -> list[Chunk]:
@@ -483,27 +543,25 @@ class LLMChunker:
         meta["llm_model"] = self.provider.model
 
     def _plan(
-        self, actions: list[dict[str, Any]], segs: list[list[_Segment]], paras: list[Paragraph]
-    ) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+        self, actions: list[LLMAction], segs: list[list[_Segment]], paras: list[Paragraph]
+    ) -> tuple[dict[int, LLMAction], list[_Rejected]]:
         """Kept actions by the first chunk they name, and the dropped ones with a reason."""
         claimed: set[int] = set()
-        kept: dict[int, dict[str, Any]] = {}
-        rejected: list[dict[str, Any]] = []
+        kept: dict[int, LLMAction] = {}
+        rejected: list[_Rejected] = []
         for action in actions:
-            named = _named(action)
+            named = action.named
             if claimed.intersection(named):
                 reason = "conflict: a chunk it names is in an earlier action"
                 if any(action == k for k in kept.values()):
                     reason = "conflict: duplicate of an earlier action"
-                rejected.append({"action": action, "reason": reason})
+                rejected.append(_Rejected(action, reason))
                 continue
-            if action["op"] == "merge":
+            if isinstance(action, Merge):
                 first, last = segs[named[0]][0], segs[named[-1]][-1]
                 size = len(rebuild_text(paras, Span(first.para, first.start, last.para, last.end)))
                 if size > self.cap:
-                    rejected.append(
-                        {"action": action, "reason": f"too_long: {size} > {self.cap} characters"}
-                    )
+                    rejected.append(_Rejected(action, f"too_long: {size} > {self.cap} characters"))
                     continue
             claimed.update(named)
             kept[named[0]] = action
@@ -514,62 +572,91 @@ class LLMChunker:
         base: list[Chunk],
         segs: list[list[_Segment]],
         paras: list[Paragraph],
-        kept: dict[int, dict[str, Any]],
-        rejected: list[dict[str, Any]],
+        kept: dict[int, LLMAction],
+        rejected: list[_Rejected],
         status: str,
         source_id: str,
         metadata: Mapping[str, Any] | None,
     ) -> list[Chunk]:
-        pieces: list[Piece] = []
-        origin: list[list[int]] = []  # original chunks behind each piece
-        i = 0
-        while i < len(base):
-            action = kept.get(i)
-            kept_meta = {k: base[i].metadata[k] for k in _KEPT_META if k in base[i].metadata}
-            if action is None:
-                pieces.append(Piece(base[i].span, {**kept_meta, "llm_actions": []}))
-                origin.append([i])
-                i += 1
-            elif action["op"] == "merge":
-                last = action["chunk_indices"][-1]
-                a, b = segs[i][0], segs[last][-1]
-                extra = {
-                    "merge_reason": "llm_merge",
-                    "closure_marker": base[last].metadata.get("closure_marker"),
-                    "llm_actions": [action],
-                }
-                pieces.append(Piece(Span(a.para, a.start, b.para, b.end), extra))
-                origin.append(list(range(i, last + 1)))
-                i = last + 1
-            else:
-                k = action["after_paragraph"]
-                head, tail = segs[i][:k], segs[i][k:]
-                for part, closure in ((head, None), (tail, kept_meta.get("closure_marker"))):
-                    extra = {
-                        **kept_meta,
-                        "merge_reason": kept_meta.get("merge_reason") if len(part) > 1 else None,
-                        "closure_marker": closure,
-                        "llm_actions": [action],
-                    }
-                    s, e = part[0], part[-1]
-                    pieces.append(Piece(Span(s.para, s.start, e.para, e.end), extra))
-                    origin.append([i])
-                i += 1
-        for r in rejected:
-            named = set(_named(r["action"]))
-            for piece, src in zip(pieces, origin, strict=True):
-                if named.intersection(src):
-                    piece.extra.setdefault("llm_rejected", []).append(r)
-        language = base[0].metadata.get("language")
+        """The chunks the kept actions make of ``base``, rebuilt from ``paras``."""
+        pieces, origin = _reshape(base, segs, kept)
+        _note_rejected(pieces, origin, rejected)
         chunks = build_chunks(
             paras,
             pieces,
             source_id,
             chunker=self.name,
             version=self.version,
-            language=language,
+            language=base[0].metadata.get("language"),
             metadata=metadata,
         )
         for c in chunks:
             self._stamp(c.metadata, status, c.metadata.get("llm_actions", []))
         return chunks
+
+
+def _reshape(
+    base: list[Chunk], segs: list[list[_Segment]], kept: dict[int, LLMAction]
+) -> tuple[list[Piece], list[list[int]]]:
+    """The pieces the kept actions (by the first chunk they name) make of the
+    ``base`` chunks, each with the original chunks behind it."""
+    pieces: list[Piece] = []
+    origin: list[list[int]] = []
+    i = 0
+    while i < len(base):
+        action = kept.get(i)
+        kept_meta = {k: base[i].metadata[k] for k in _KEPT_META if k in base[i].metadata}
+        if action is None:
+            pieces.append(Piece(base[i].span, {**kept_meta, "llm_actions": []}))
+            origin.append([i])
+            i += 1
+        elif isinstance(action, Merge):
+            last = action.chunk_indices[-1]
+            pieces.append(_merged(base, segs, i, last, action))
+            origin.append(list(range(i, last + 1)))
+            i = last + 1
+        else:
+            for piece in _split(segs[i], kept_meta, action):
+                pieces.append(piece)
+                origin.append([i])
+            i += 1
+    return pieces, origin
+
+
+def _merged(
+    base: list[Chunk], segs: list[list[_Segment]], first: int, last: int, action: Merge
+) -> Piece:
+    a, b = segs[first][0], segs[last][-1]
+    extra = {
+        "merge_reason": "llm_merge",
+        "closure_marker": base[last].metadata.get("closure_marker"),
+        "llm_actions": [action.as_dict()],
+    }
+    return Piece(Span(a.para, a.start, b.para, b.end), extra)
+
+
+def _split(segs: list[_Segment], kept_meta: dict[str, Any], action: Split) -> list[Piece]:
+    """The two pieces of a split chunk: the closure marker stays with the tail."""
+    k = action.after_paragraph
+    shaped = action.as_dict()
+    out: list[Piece] = []
+    for part, closure in ((segs[:k], None), (segs[k:], kept_meta.get("closure_marker"))):
+        extra = {
+            **kept_meta,
+            "merge_reason": kept_meta.get("merge_reason") if len(part) > 1 else None,
+            "closure_marker": closure,
+            "llm_actions": [shaped],
+        }
+        s, e = part[0], part[-1]
+        out.append(Piece(Span(s.para, s.start, e.para, e.end), extra))
+    return out
+
+
+def _note_rejected(pieces: list[Piece], origin: list[list[int]], rejected: list[_Rejected]) -> None:
+    """Record each dropped action in ``llm_rejected`` of the pieces from the chunks it named."""
+    for r in rejected:
+        named = set(r.action.named)
+        record = r.as_dict()
+        for piece, src in zip(pieces, origin, strict=True):
+            if named.intersection(src):
+                piece.extra.setdefault("llm_rejected", []).append(record)

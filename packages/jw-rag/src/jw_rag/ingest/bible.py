@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 import lxml.etree
@@ -178,67 +179,97 @@ def _split_heading(text: str) -> tuple[str | None, int | None]:
     return (m.group(1), int(m.group(2))) if m else (None, None)
 
 
-def parse_bible_bytes(
-    loaded: Loaded, *, book: str | None = None, chapter: int | None = None
-) -> Document:
-    """Parse an already-read chapter (HTML or plain text, see the module docstring)."""
+@dataclass(slots=True)
+class _Found:
+    """What the source itself says: its verses, title and language, and the
+    book and chapter when its verse ids carry them."""
+
+    verses: list[tuple[int, str]]
+    title: str = ""
+    language: str | None = None
+    book: str | None = None
+    chapter: int | None = None
+
+
+def _find_html(loaded: Loaded) -> _Found:
+    root = parse_html(loaded.data, loaded.name)
+    h1 = root.xpath("//h1")
+    title_el = root.find(".//title")
+    title = element_text(h1[0]) if h1 else (element_text(title_el) if title_el is not None else "")
+    book, chapter, verses = _from_ids(root)
+    if not verses:
+        verses = _from_classes(root)
+    if not verses:
+        body = root.find("body")
+        verses = _from_markers(body if body is not None else root)
+    return _Found(verses, title, root.get("lang"), book, chapter)
+
+
+def _find_verses(loaded: Loaded) -> _Found:
+    """The source's verses (empty ones dropped); raises when it has none."""
     if not loaded.data.strip():
         raise IngestError(f"{loaded.name} is empty; pass a Bible chapter")
     if looks_binary(loaded.data):
         raise IngestError(f"{loaded.name} holds binary data, not a Bible chapter; check the file")
-    head = loaded.data.lstrip()[:512].lower()
-    is_html = head.startswith(b"<")
-    src_book: str | None = None
-    src_chapter: int | None = None
-    title = ""
-    language = None
-    if is_html:
-        root = parse_html(loaded.data, loaded.name)
-        language = root.get("lang")
-        h1 = root.xpath("//h1")
-        title_el = root.find(".//title")
-        title = (
-            element_text(h1[0]) if h1 else (element_text(title_el) if title_el is not None else "")
-        )
-        src_book, src_chapter, verses = _from_ids(root)
-        if not verses:
-            verses = _from_classes(root)
-        if not verses:
-            body = root.find("body")
-            verses = _from_markers(body if body is not None else root)
+    if loaded.data.lstrip()[:512].lower().startswith(b"<"):
+        found = _find_html(loaded)
     else:
         title, verses = _from_lines(decode_text(loaded.data, loaded.name))
-    verses = [(v, t) for v, t in verses if t]
-    if not verses:
+        found = _Found(verses, title)
+    found.verses = [(v, t) for v, t in found.verses if t]
+    if not found.verses:
         raise IngestError(
             f"{loaded.name}: no verses found; see jw_rag.ingest.bible for the accepted shapes "
             "(verse ids like v43003016, <sup> verse numbers, or one numbered verse per line)"
         )
-    head_book, head_chapter = _split_heading(title)
+    return found
+
+
+def _book_and_chapter(
+    loaded: Loaded, found: _Found, book: str | None, chapter: int | None
+) -> tuple[str, int]:
+    """The book's name and the chapter: the caller's, else the source's (its
+    verse ids, then its heading), else the file name's."""
+    head_book, head_chapter = _split_heading(found.title)
     file_book, file_chapter = _split_heading(loaded.stem.replace("-", " ").replace("_", " "))
-    final_book = book or src_book or head_book or file_book
-    final_chapter = chapter or src_chapter or head_chapter or file_chapter
+    final_book = book or found.book or head_book or file_book
+    final_chapter = chapter or found.chapter or head_chapter or file_chapter
     if not final_book or not final_chapter:
         raise IngestError(
             f"{loaded.name}: cannot tell the book and chapter; pass book= and chapter= "
             "(e.g. book='john', chapter=3)"
         )
-    slug = book_slug(final_book)
-    if isinstance(final_chapter, bool) or int(final_chapter) < 1:
-        raise IngestError(f"chapter must be a positive number, got {final_chapter!r}")
-    ch = int(final_chapter)
+    return final_book, final_chapter
+
+
+def _verse_paragraphs(
+    name: str, slug: str, chapter: int, verses: list[tuple[int, str]]
+) -> list[Paragraph]:
     seen: set[int] = set()
     paragraphs: list[Paragraph] = []
     for number, text in verses:
         if number in seen:
-            raise IngestError(f"{loaded.name}: verse {number} appears twice; check the source")
+            raise IngestError(f"{name}: verse {number} appears twice; check the source")
         seen.add(number)
-        paragraphs.append(Paragraph(text, id=f"{slug}:{ch}:{number}", kind="verse"))
+        paragraphs.append(Paragraph(text, id=f"{slug}:{chapter}:{number}", kind="verse"))
+    return paragraphs
+
+
+def parse_bible_bytes(
+    loaded: Loaded, *, book: str | None = None, chapter: int | None = None
+) -> Document:
+    """Parse an already-read chapter (HTML or plain text, see the module docstring)."""
+    found = _find_verses(loaded)
+    final_book, final_chapter = _book_and_chapter(loaded, found, book, chapter)
+    slug = book_slug(final_book)
+    if isinstance(final_chapter, bool) or int(final_chapter) < 1:
+        raise IngestError(f"chapter must be a positive number, got {final_chapter!r}")
+    ch = int(final_chapter)
     return Document(
         source_id=f"{slug}:{ch}",
-        paragraphs=paragraphs,
-        title=title or f"{final_book} {ch}",
-        language=normalize_language(language),
+        paragraphs=_verse_paragraphs(loaded.name, slug, ch, found.verses),
+        title=found.title or f"{final_book} {ch}",
+        language=normalize_language(found.language),
         metadata={
             "source": loaded.url or loaded.name,
             "format": "bible_chapter",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers_extra import summary
+from chunker_helpers import summary
 
 from jw_rag.chunkers import StructureChunker, get_chunker
 from jw_rag.chunkers.validate import check_chunks

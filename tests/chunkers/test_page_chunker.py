@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers_extra import summary
+from chunker_helpers import summary
 
 from jw_rag.chunkers import PageChunker, ParagraphChunker, SemanticChunker, get_chunker
 from jw_rag.chunkers.validate import ProvenanceError, check_chunks

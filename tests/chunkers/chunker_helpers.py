@@ -1,4 +1,4 @@
-"""Small shared pieces of the extra chunkers' tests."""
+"""Small shared pieces of the chunker tests: a hand-checkable embedder, a chunk summary."""
 
 from __future__ import annotations
 

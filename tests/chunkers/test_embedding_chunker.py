@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers_extra import TopicEmbedder, summary
+from chunker_helpers import TopicEmbedder, summary
 
 from jw_rag.chunkers import EmbeddingChunker, get_chunker
 from jw_rag.chunkers.embedding_chunker import sentence_units
