@@ -137,7 +137,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             raise StoreError(
                 f"cannot connect to PostgreSQL at {self.where} ({_first_line(exc)}): "
                 "check that the server is running and that host, port, database, user "
-                "and password in the DSN (--store or JW_STORE) are right"
+                "and password in the DSN are right"
             ) from None
         except psycopg.Error as exc:
             raise StoreError(
