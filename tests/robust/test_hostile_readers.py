@@ -91,6 +91,14 @@ CASES: list[tuple[str, Writer, Callable, str]] = [
             d / "e.epub", opf=b"<package>" + b"<a>" * DEEP + b"</a>" * DEEP + b"</package>"
         ),
         ingest_epub,
+        "a decompression bomb",
+    ),
+    (
+        "epub-deep-opf-small",  # deep enough for any parser, too small to look like a bomb
+        lambda d: _epub(
+            d / "e.epub", opf=b"<package>" + b"<a>" * 20_000 + b"</a>" * 20_000 + b"</package>"
+        ),
+        ingest_epub,
         "is a broken EPUB",
     ),
     (

@@ -42,6 +42,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "MAX_MANIFEST_BYTES",
     "MAX_MEMBER_BYTES",
+    "MAX_MEMBER_RATIO",
     "MAX_SQL_STEPS",
     "MEPS_LANGUAGES",
     "ContentDecryptError",
@@ -68,6 +69,10 @@ MEPS_LANGUAGES: dict[int, str] = {0: "en", 1: "es"}
 
 #: Largest inner member read into memory (a guard against archive bombs).
 MAX_MEMBER_BYTES = 2 * 1024**3
+
+#: Highest unpacked-to-packed ratio of a member over 1 MiB (real databases
+#: compress a few times; a bomb of zeros a thousand times).
+MAX_MEMBER_RATIO = 200
 
 #: Largest ``manifest.json`` read (real ones are a few kilobytes).
 MAX_MANIFEST_BYTES = 1024**2
@@ -197,6 +202,11 @@ def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
     info = archive.getinfo(member)
     if info.file_size > MAX_MEMBER_BYTES:
         raise JwFormatError(f"{name}: {member} is {info.file_size} bytes, too large to read")
+    if info.file_size > 1024**2 and info.file_size > MAX_MEMBER_RATIO * max(info.compress_size, 1):
+        raise JwFormatError(
+            f"{name}: {member} unpacks {info.file_size // max(info.compress_size, 1)} times its "
+            "size (a decompression bomb?); this is not a genuine file"
+        )
     try:
         return archive.read(info)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:

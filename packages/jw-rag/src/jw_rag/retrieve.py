@@ -91,6 +91,9 @@ __all__ = [
 ]
 
 CHARS_PER_TOKEN = 4
+#: The most hits one call delivers, and the widest neighbour window.
+MAX_K = 1000
+MAX_WINDOW = 50
 #: Default ``window`` (chunks each way) per expansion.
 _WINDOWS = {"segment": 1, "chain": 2, "relevant": 2}
 
@@ -121,8 +124,8 @@ def retrieve(
 ) -> list[SearchHit]:
     """Search ``store`` and deliver up to ``k`` hits with their context (see
     the module docstring)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise ConfigError(f"k must be a non-negative integer, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
+        raise ConfigError(f"k must be an integer from 0 to {MAX_K}, got {k!r}")
     hits = store.search(query, search_depth(k) if k else 0, mode=mode, filters=filters)
     return expand_hits(
         store,
@@ -153,8 +156,8 @@ def expand_hits(
     if mode not in EXPANSIONS:
         raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
     window = _WINDOWS.get(mode, 1) if window is None else window
-    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
-        raise ConfigError(f"window must be an integer >= 0, got {window!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= MAX_WINDOW:
+        raise ConfigError(f"window must be an integer from 0 to {MAX_WINDOW}, got {window!r}")
     if max_parents < 1:
         raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
     if mode in ("segment", "relevant") and query is None:

@@ -9,6 +9,14 @@ encoding to convert from when the bytes are consistent with cp1252/latin-1
 (the two agree on every accented letter of en/es/pt), else that the encoding
 is unknown.
 
+Size: a local source must be a regular file (not a device, FIFO or socket)
+of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream and
+stops at :data:`MAX_SOURCE_BYTES` of decoded body or :data:`FETCH_DEADLINE`
+seconds in all, whichever comes first; an archive whose members would
+unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
+:data:`MAX_RATIO`, is refused before anything is unpacked
+(:func:`check_archive`).
+
 Control characters: one rule for every source kind, applied where the text is
 decoded (:func:`clean_controls`), before any chunker or store sees it. C0
 control characters other than tab, newline and carriage return (NUL included)
@@ -19,6 +27,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +38,14 @@ import httpx
 from jw_rag.errors import IngestError
 
 __all__ = [
+    "FETCH_DEADLINE",
     "FETCH_RETRIES",
     "FETCH_TIMEOUT",
+    "MAX_RATIO",
+    "MAX_SOURCE_BYTES",
+    "MAX_UNPACKED_BYTES",
     "Loaded",
+    "check_archive",
     "clean_controls",
     "decode_text",
     "fetch_url",
@@ -46,6 +60,14 @@ __all__ = [
 
 FETCH_TIMEOUT = 20.0
 FETCH_RETRIES = 2
+#: Seconds a whole fetch may take (connection, redirects and body).
+FETCH_DEADLINE = 60.0
+#: The largest source read or fetched, in bytes.
+MAX_SOURCE_BYTES = 256 * 1024 * 1024
+#: The most an archive's members may unpack to, in bytes, in all.
+MAX_UNPACKED_BYTES = 512 * 1024 * 1024
+#: The highest unpacked-to-packed ratio of an archive member worth reading.
+MAX_RATIO = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,23 +107,60 @@ def read_path(path: str | Path) -> Loaded:
         raise IngestError(f"{p}: no such file; check the path")
     if p.is_dir():
         raise IngestError(f"{p} is a directory; pass a file (or use load_documents for a folder)")
+    if not p.is_file():
+        raise IngestError(f"{p} is not a regular file (a device, FIFO or socket); pass a file")
     try:
-        data = p.read_bytes()
+        with p.open("rb") as fh:
+            data = fh.read(MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         raise IngestError(
             f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"
         ) from exc
+    if len(data) > MAX_SOURCE_BYTES:
+        raise IngestError(f"{p} is larger than {_mib(MAX_SOURCE_BYTES)}; split it before ingesting")
     return Loaded(data=data, name=str(p), path=p)
 
 
+def _mib(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB"
+
+
+def check_archive(data: bytes, name: str) -> None:
+    """Refuse a ZIP archive that would unpack to more than
+    :data:`MAX_UNPACKED_BYTES` or holds a member compressed more than
+    :data:`MAX_RATIO` times (a decompression bomb), from its directory alone."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError):
+        return  # not an archive: the reader of the kind says what it is
+    total = sum(i.file_size for i in infos)
+    if total > MAX_UNPACKED_BYTES:
+        raise IngestError(
+            f"{name} would unpack to {total // (1024 * 1024)} MiB (more than "
+            f"{_mib(MAX_UNPACKED_BYTES)}); it is not a publication this reads"
+        )
+    for i in infos:
+        if i.file_size > 1024 * 1024 and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise IngestError(
+                f"{name}: member {i.filename!r} unpacks {i.file_size // max(i.compress_size, 1)} "
+                f"times its size (a decompression bomb?); it is not a publication this reads"
+            )
+
+
 def fetch_url(url: str) -> Loaded:
-    """GET ``url`` (timeout 20 s, 2 connection retries, redirects followed)."""
+    """GET ``url`` (timeout 20 s per step, 2 connection retries, redirects
+    followed, at most :data:`MAX_SOURCE_BYTES` of body within
+    :data:`FETCH_DEADLINE` seconds)."""
     transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
+    deadline = time.monotonic() + FETCH_DEADLINE
     try:
         with httpx.Client(
             timeout=FETCH_TIMEOUT, follow_redirects=True, transport=transport
-        ) as client:
-            response = client.get(url)
+        ) as client, client.stream("GET", url) as response:
+            _check_status(url, response)
+            data = _read_body(url, response, deadline)
+            final, content_type = str(response.url), response.headers.get("content-type", "")
     except httpx.TimeoutException as exc:
         raise IngestError(
             f"{url}: timed out after {FETCH_TIMEOUT:g} s; try again later or download "
@@ -113,19 +172,37 @@ def fetch_url(url: str) -> Loaded:
             f"{url}: cannot be fetched ({reason}); check the address and your network "
             "connection, or download the page and pass the file path"
         ) from exc
+    if not data:
+        raise IngestError(f"{url}: the server sent an empty page; check the address")
+    return Loaded(data=data, name=url, url=final, content_type=content_type)
+
+
+def _check_status(url: str, response: httpx.Response) -> None:
     if response.status_code >= 400:
         raise IngestError(
             f"{url}: the server answered HTTP {response.status_code} "
             f"{response.reason_phrase}; check the address"
         )
-    if not response.content:
-        raise IngestError(f"{url}: the server sent an empty page; check the address")
-    return Loaded(
-        data=response.content,
-        name=url,
-        url=str(response.url),
-        content_type=response.headers.get("content-type", ""),
-    )
+
+
+def _read_body(url: str, response: httpx.Response, deadline: float) -> bytes:
+    """The decoded body, stopped at the size cap or the deadline."""
+    parts: list[bytes] = []
+    size = 0
+    for part in response.iter_bytes():
+        size += len(part)
+        if size > MAX_SOURCE_BYTES:
+            raise IngestError(
+                f"{url}: the page is larger than {_mib(MAX_SOURCE_BYTES)}; download it "
+                "and split it, or pass another address"
+            )
+        if time.monotonic() > deadline:
+            raise IngestError(
+                f"{url}: still downloading after {FETCH_DEADLINE:g} s; try again later or "
+                "download the page and pass the file path"
+            )
+        parts.append(part)
+    return b"".join(parts)
 
 
 def read_source(source: str | Path) -> Loaded:

@@ -18,7 +18,7 @@ from pathlib import Path
 from jw_core import normalize_language
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
-from jw_rag.ingest._source import Loaded, read_path
+from jw_rag.ingest._source import Loaded, check_archive, read_path
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_documents, with_language
 from jw_rag.model import Document
 from jw_rag.store.protocol import Store
@@ -33,6 +33,7 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
 
     if not zipfile.is_zipfile(io.BytesIO(loaded.data)):
         raise IngestError(f"{loaded.name} is not an EPUB (not a zip archive); check the file")
+    check_archive(loaded.data, loaded.name)
     with zipfile.ZipFile(io.BytesIO(loaded.data)) as zf:
         names = set(zf.namelist())
         if "META-INF/container.xml" not in names:

@@ -104,13 +104,17 @@ def _without_windows(
     return {key: n for key, n in counts.items() if n > 0}
 
 
+#: The most hits one search returns.
+MAX_SEARCH_K = 10_000
+
+
 def _check_search(query: Any, k: Any, mode: Any) -> None:
     if mode not in _MODES:
         raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
     if not isinstance(query, str):
         raise ConfigError(f"query must be a string, got {type(query).__name__}")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise ConfigError(f"k must be a non-negative integer, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
+        raise ConfigError(f"k must be an integer from 0 to {MAX_SEARCH_K}, got {k!r}")
 
 
 def _check_ids(ids: Any) -> list[str]:
@@ -254,6 +258,12 @@ class StoreCore(ABC, Generic[ConnT]):
             raise EmbeddingError(
                 f"embedder '{embedder.model_id}' returned shape {vectors.shape} for "
                 f"{len(texts)} texts (expected dim {embedder.dim}): fix the embedder"
+            )
+        if not np.isfinite(vectors).all():
+            bad = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
+            raise EmbeddingError(
+                f"embedder '{embedder.model_id}' returned NaN or infinite values for text "
+                f"{bad} ({texts[bad][:40]!r}...): nothing was stored; fix the embedder"
             )
         return vectors
 

@@ -104,6 +104,19 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             self._conn.close()
             self._matrix = None
 
+    def _failure(self, exc: sqlite3.DatabaseError) -> StoreError:
+        """A SQLite error as a one-line StoreError: busy, or a damaged file."""
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in reason:
+            return StoreError(
+                f"store {self.path} is busy ({reason}): another process holds the write "
+                "lock; retry when it finishes"
+            )
+        return StoreError(
+            f"store {self.path} is damaged or unreadable ({reason}): nothing was written; "
+            "restore it from a copy or ingest into a new store"
+        )
+
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; bumps the change counter on commit."""
@@ -111,30 +124,42 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             conn = self._conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise StoreError(
-                    f"store {self.path} is busy ({exc}): another process holds the write "
-                    "lock; retry when it finishes"
-                ) from None
+            except sqlite3.DatabaseError as exc:
+                raise self._failure(exc) from None
             try:
                 yield conn
                 conn.execute(
                     "UPDATE store_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'changes'"
                 )
                 conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                self._rollback(conn)
+                raise self._failure(exc) from None
             except BaseException:
-                conn.execute("ROLLBACK")
+                self._rollback(conn)
                 raise
+
+    @staticmethod
+    def _rollback(conn: sqlite3.Connection) -> None:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.DatabaseError:
+            pass  # a damaged file may refuse even that; the transaction is gone with it
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
         """One consistent snapshot for several reads."""
         with self._lock:
-            self._conn.execute("BEGIN")
+            try:
+                self._conn.execute("BEGIN")
+            except sqlite3.DatabaseError as exc:
+                raise self._failure(exc) from None
             try:
                 yield self._conn
+            except sqlite3.DatabaseError as exc:
+                raise self._failure(exc) from None
             finally:
-                self._conn.execute("COMMIT")
+                self._rollback(self._conn)
 
     def _meta(self, conn: sqlite3.Connection) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM store_meta").fetchall())
