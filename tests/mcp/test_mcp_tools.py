@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from jw_core import SUPPORTED_LANGUAGES
+from jw_mcp.addresses import refuse_private_host
 from jw_mcp.holder import StoreHolder
 from jw_mcp.roots import allowed_roots, confined_path, confined_source
 from jw_mcp.server import build_server
@@ -243,3 +244,33 @@ def test_roots_come_from_arguments_then_environment_then_cwd(
     for bad in ("ftp://host/x", "FILE:///etc/passwd", "data:text/plain,hi"):
         with pytest.raises(ConfigError, match="is not allowed: give an http"):
             confined_source(bad, roots)
+
+
+def test_urls_on_private_addresses_are_refused_unless_allowed() -> None:
+    for url in ("http://127.0.0.1:8000/a", "http://localhost/a", "http://[::1]/a",
+                "https://10.1.2.3/a", "http://169.254.169.254/latest"):  # fmt: skip
+        with pytest.raises(ConfigError, match="private or loopback address"):
+            refuse_private_host(url)
+    refuse_private_host("https://8.8.8.8/a")  # a public address passes
+    with pytest.raises(ConfigError, match="has no host"):
+        refuse_private_host("http:///a")
+
+
+def test_mcp_refuses_a_loopback_url_by_default(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:9/article.html"
+
+    async def scenario(*args: str) -> str:
+        async with connect(tmp_path, *args) as c:
+            error, message = await c.call("ingest_article", url_or_path=url)
+            assert error and "\n" not in message
+            assert not (await c.call("ingest_article", url_or_path=str(ARTICLE)))[0]
+            return str(message)
+
+    refused = anyio.run(scenario)
+    assert refused == (
+        f"Error executing tool ingest_article: {url}: host 127.0.0.1 is the private or "
+        "loopback address 127.0.0.1; only public addresses are fetched (start jw-mcp with "
+        "--allow-private-urls to allow it)"
+    )
+    fetched = anyio.run(scenario, "--allow-private-urls")
+    assert "cannot be fetched" in fetched and "private" not in fetched

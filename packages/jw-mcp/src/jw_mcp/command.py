@@ -28,16 +28,23 @@ def parser() -> argparse.ArgumentParser:
         help=f"a directory the ingest tools may read files under (repeatable); default: "
         f"${ENV_VAR} (separated by the OS path separator), else the current directory",
     )
+    p.add_argument(
+        "--allow-private-urls",
+        action="store_true",
+        help="let the ingest tools fetch URLs on private, loopback or link-local addresses "
+        "(refused by default)",
+    )
     p.add_argument("--version", action="version", version=f"jw-mcp {version('jw-mcp')}")
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None) -> list[str]:
-    """The roots given on the command line, checked; a bad root exits with a one-line error."""
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """``root`` (the roots given, checked: a bad root exits with a one-line error) and
+    ``allow_private_urls``."""
     p = parser()
     args = p.parse_args(argv)
     try:
         allowed_roots(args.root)
     except ConfigError as exc:
         p.error(str(exc))
-    return list(args.root)
+    return args

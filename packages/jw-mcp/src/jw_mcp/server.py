@@ -8,7 +8,8 @@ whose ids come from their content), ``search`` (filtered by language or
 source), ``list_sources``, ``get_chunk`` (a hit's id with its neighbours),
 ``delete_source`` and ``stats``; the read-only tools refuse a store that does
 not exist. Files are read only under the allowed roots (see
-:mod:`jw_mcp.roots`); URLs must be http(s). The store is ``$JW_STORE``, else
+:mod:`jw_mcp.roots`); URLs must be http(s) and, unless the server was started
+with ``--allow-private-urls``, on a public address. The store is ``$JW_STORE``, else
 ``~/.jw-agent-toolkit/store.sqlite``, opened once and shared by every call;
 the embedder ``$JW_EMBEDDER``, else ``use``. Library errors come back as tool
 errors carrying their one-line message.
@@ -28,6 +29,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 import jw_rag.ingest as ingest
 from jw_mcp import sessions
 from jw_mcp._server import OneLineErrorServer
+from jw_mcp.addresses import refuse_private_host
 from jw_mcp.holder import StoreHolder
 from jw_mcp.params import (
     READ,
@@ -67,10 +69,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """What every tool of one server shares: the store holder and the allowed roots."""
+    """What every tool of one server shares: the store holder, the allowed roots, and
+    whether URLs may point at private or loopback addresses."""
 
     holder: StoreHolder
     roots: tuple[Path, ...]
+    allow_private_urls: bool = False
 
 
 def _tool_errors(fn: F) -> F:
@@ -132,6 +136,8 @@ def _single_source_tool(
         replace: Replace = False,
     ) -> dict[str, Any]:
         source = confined_source(url_or_path, setup.roots)
+        if source.lower().startswith(("http://", "https://")) and not setup.allow_private_urls:
+            refuse_private_host(source)
         result = function(
             setup.holder.get(),
             source,
@@ -307,10 +313,16 @@ def _add_source_tools(server: MCPServer, setup: Setup) -> None:
         return {"source_id": source_id, "deleted_chunks": store.delete_source(source_id)}
 
 
-def build_server(roots: Sequence[str] = (), holder: StoreHolder | None = None) -> MCPServer:
+def build_server(
+    roots: Sequence[str] = (),
+    holder: StoreHolder | None = None,
+    *,
+    allow_private_urls: bool = False,
+) -> MCPServer:
     """The server with every tool registered; files are read only under ``roots``
-    (see :func:`jw_mcp.roots.allowed_roots`), and no store is opened until a tool runs."""
-    setup = Setup(holder or StoreHolder(), allowed_roots(roots))
+    (see :func:`jw_mcp.roots.allowed_roots`), URLs on private or loopback addresses
+    are refused unless ``allow_private_urls``, and no store is opened until a tool runs."""
+    setup = Setup(holder or StoreHolder(), allowed_roots(roots), allow_private_urls)
     server = OneLineErrorServer("jw-agent-toolkit", instructions=__doc__)
     _add_chunker_tools(server)
     _add_ingest_tools(server, setup)
@@ -323,5 +335,5 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Serve over stdio (see ``jw-mcp --help``)."""
     from jw_mcp.command import parse_args
 
-    roots = parse_args(argv)
-    build_server(roots).run()
+    args = parse_args(argv)
+    build_server(args.root, allow_private_urls=args.allow_private_urls).run()
