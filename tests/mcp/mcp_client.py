@@ -37,10 +37,13 @@ class Client:
 
 
 @asynccontextmanager
-async def connect(tmp_path: Path, **env: str) -> AsyncIterator[Client]:
+async def connect(
+    tmp_path: Path, *args: str, prelude: str = "", **env: str
+) -> AsyncIterator[Client]:
+    """A session with ``jw-mcp args...``; ``prelude`` is Python run in the server first."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-c", "from jw_mcp.server import main; main()"],
+        args=["-c", f"{prelude}\nfrom jw_mcp.server import main; main({list(args)!r})"],
         env={
             "JW_STORE": str(tmp_path / "store.sqlite"),
             "JW_EMBEDDER": "fake",

@@ -37,7 +37,7 @@ def test_tools_ingest_search_stats(tmp_path: Path) -> None:
                     "ingest_pdf", "ingest_markdown", "ingest_jwpub", "ingest_jw_library_backup",
                     "search", "stats"} <= names  # fmt: skip
             assert (await c.call("get_chunker"))[1]["chunker"] == "paragraph"
-            assert (await c.call("set_chunker", name="Semantic"))[1] == {
+            assert (await c.call("set_chunker", name="semantic"))[1] == {
                 "chunker": "semantic",
                 "source": "session",
             }
@@ -64,20 +64,19 @@ def test_tools_ingest_search_stats(tmp_path: Path) -> None:
             )
             assert (again["chunker"], again["chunks"]) == ("paragraph", 7)
             error, message = await c.call("set_chunker", name="nope")
-            valid = ", ".join(available_chunkers())
-            assert error
-            assert message == (
-                f"Error executing tool set_chunker: unknown chunker 'nope'; valid names: {valid}"
+            valid = ", ".join(repr(n) for n in available_chunkers())
+            assert error and "\n" not in message
+            assert message.startswith(
+                "Error executing tool set_chunker: invalid arguments (name: Input should be "
             )
+            assert message.endswith(f"{valid[-12:]}): follow the tool's input schema")
             error, message = await c.call(
                 "ingest_article", url_or_path=str(ARTICLE), chunker="bogus"
             )
             assert error and message.startswith(
-                "Error executing tool ingest_article: unknown chunker 'bogus'; valid names: "
+                "Error executing tool ingest_article: invalid arguments (chunker: Input should be "
             )
-            error, message = await c.call(
-                "ingest_article", url_or_path=str(tmp_path / "missing.html")
-            )
+            error, message = await c.call("ingest_article", url_or_path=str(REPO / "missing.html"))
             assert error and "missing.html" in message and "\n" not in message
             assert (await c.call("stats"))[1]["chunks"] == 7  # failed calls stored nothing
             return c

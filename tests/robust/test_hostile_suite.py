@@ -7,6 +7,7 @@ row of every table unchanged."""
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -97,15 +98,17 @@ def test_mcp_hostile_files(cases: list[tuple[str, str, Path]], store: Path) -> N
     before = snapshot(store)
     shutil.copy(store, store.with_name("copy.sqlite"))  # the server opens its own copy
     copy = store.with_name("copy.sqlite")
+    root = os.path.commonpath([path.parent for _, _, path in cases])
 
     async def scenario() -> None:
-        async with connect(store.parent, JW_STORE=str(copy)) as c:
+        async with connect(store.parent, "--root", root, JW_STORE=str(copy)) as c:
             for name, kind, path in cases:
                 tool, argument = MCP_TOOLS[kind]
                 error, message = await c.call(tool, **{argument: str(path)})
                 assert error, name
                 assert message.startswith(f"Error executing tool {tool}: "), (name, message)
                 assert "\n" not in message and "Traceback" not in message, (name, message)
+                assert "outside the allowed roots" not in message, (name, message)
                 assert snapshot(copy) == before, name
 
     anyio.run(scenario)

@@ -156,7 +156,7 @@ def test_mcp_source_id_replace_and_refusal(tmp_path: Path, corpus: Path) -> None
     es, pt = corpus / "es" / "alma.html", corpus / "pt" / "alma.html"
 
     async def scenario() -> None:
-        async with connect(tmp_path) as c:
+        async with connect(tmp_path, "--root", str(corpus)) as c:
             assert (await c.call("ingest_article", url_or_path=str(es)))[1]["source_id"] == "alma"
             error, message = await c.call("ingest_article", url_or_path=str(pt))
             assert error and message == (
