@@ -8,13 +8,16 @@ import os
 import subprocess
 import sys
 import tomllib
+from contextlib import closing
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 from jw_cli.app import main
+from jw_rag.chunkers import ParagraphChunker
 from jw_rag.errors import install_command
+from jw_rag.store import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -165,3 +168,40 @@ def test_install_hint_works_at_the_repository_root(extra: str) -> None:
     argv = [*install_command(extra).split(), "--frozen", "--dry-run"]
     done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+ARGUMENT = [
+    "Many people believe the soul lives on after death, in heaven or somewhere else entirely.",
+    "However, Ezekiel 18:4 says plainly that soul who sins is the one who will die.",
+    "Therefore, the soul is the person himself and not an immortal part inside him.",
+    "Gardens need water every morning during the hot summer months to grow tomatoes well.",
+]
+
+
+def test_search_output_accounts_for_every_hit(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = str(tmp_path / "s.sqlite")
+    with closing(open_store(path)) as st:
+        st.replace_source("art", ParagraphChunker(min_chars=10).chunk(ARGUMENT, "art"))
+        ranked = [h.chunk.id for h in st.search("soul who sins", 20, mode="bm25")]
+        texts = {c.id: c.text for c in st.get(ranked)}
+    assert len(ranked) == 3  # the three paragraphs that say "soul"
+    argv = ("--store", path, "rag", "search", "soul who sins", "-k", "3", "--mode", "bm25")
+    code, out, err = run(capsys, *argv, "--expand", "neighbors", "--json")
+    assert (code, err) == (0, "")
+    [hit] = json.loads(out)  # its neighbours are the other two hits
+    assert [e["id"] for e in hit["expanded"] if e["is_hit"]] == [hit["id"]]
+    assert hit["context_chunks"] == len(hit["expanded"]) - 1 == 2
+    assert sorted([hit["id"], *hit["folded"]]) == sorted(ranked)
+    code, out, _ = run(capsys, *argv, "--expand", "neighbors")
+    flat = " ".join(out.split())
+    assert "1 hits for 'soul who sins' (2 more hits folded into their context)" in flat
+    assert f"holding2morehits:{','.join(hit['folded'])}" in "".join(out.split())
+    # the snippet is the hit's own text, not its neighbours'
+    assert " ".join(texts[hit["id"]].split())[:40] in flat
+    other = next(i for i in ranked if i != hit["id"])
+    assert " ".join(texts[other].split())[:40] not in flat
+    # without context around hits nothing is folded: three rows
+    code, out, _ = run(capsys, *argv, "--expand", "none", "--json")
+    assert [h["folded"] for h in json.loads(out)] == [[], [], []]

@@ -20,7 +20,7 @@ from jw_cli.options import (
     global_options,
     opened_store,
 )
-from jw_cli.views import chunk_dict, chunks_table, hit_dict, hits_table, stats_table
+from jw_cli.views import chunk_dict, chunks_table, delivery_dicts, hits_table, stats_table
 from jw_rag.config import default_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
@@ -85,7 +85,8 @@ def search(
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search the store; each row shows where the hit comes from.
+    """Search the store; each row shows where the hit comes from, its own text,
+    and the hits its delivered context holds (folded: not repeated as rows).
 
     Example: jw rag search "¿el alma muere?" -k 3 --language es --json
     """
@@ -98,11 +99,11 @@ def search(
     if source:
         filters["source_id"] = source
     with opened_store(global_options(ctx).store_for(store), existing=True) as st:
-        hits = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
+        delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
     if as_json:
-        _print_json([hit_dict(h) for h in hits])
+        _print_json(delivery_dicts(delivery))
     else:
-        Console().print(hits_table(hits, query))
+        Console().print(hits_table(delivery, query))
 
 
 @rag_app.command()
