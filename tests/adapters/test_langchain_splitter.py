@@ -54,7 +54,9 @@ def test_split_documents_keeps_metadata_and_adds_provenance() -> None:
 
 
 def test_readme_example_runs(capsys) -> None:
-    block = re.search(r"### In a LangChain pipeline.*?```python\n(.*?)```", README.read_text(), re.S)
+    block = re.search(
+        r"### In a LangChain pipeline.*?```python\n(.*?)```", README.read_text(), re.S
+    )
     assert block is not None
     exec(compile(block.group(1), "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()

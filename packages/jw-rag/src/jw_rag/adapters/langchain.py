@@ -8,7 +8,7 @@
 ``split_documents`` give one ``Document`` per chunk: the input document's
 metadata, extended with the chunk's provenance (``chunk_id``, ``source_id``,
 ``para_ids``, ``span``, ``chunker``, ``chunker_version`` and, when known,
-``heading_path`` and ``pages``). The text is one document; blank lines
+``language``, ``heading_path``, ``pages``, ``parent_id``). The text is one document; blank lines
 separate its paragraphs. A document's ``metadata["source"]`` (else
 ``doc-<n>``) is its source id.
 """
@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from jw_rag.chunkers import Chunker, get_chunker
+from jw_rag.adapters._provenance import provenance
+from jw_rag.chunkers import Chunker
 from jw_rag.errors import MissingDependencyError
-from jw_rag.model import Chunk
+from jw_rag.ingest.pipeline import resolve_chunker
 
 try:
     from langchain_core.documents import Document
@@ -32,8 +33,6 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 __all__ = ["JwTextSplitter"]
 
-_PROVENANCE = ("para_ids", "span", "chunker", "chunker_version", "heading_path", "pages", "language")
-
 
 class JwTextSplitter(TextSplitter):
     """Splits with ``chunker``: a chunker, a name or spec for ``get_chunker``
@@ -41,7 +40,7 @@ class JwTextSplitter(TextSplitter):
 
     def __init__(self, chunker: Chunker | str | None = None) -> None:
         super().__init__(chunk_size=1, chunk_overlap=0)
-        self.chunker = chunker if isinstance(chunker, Chunker) else get_chunker(chunker)
+        self.chunker = resolve_chunker(chunker)
 
     def split_text(self, text: str) -> list[str]:
         return [c.text for c in self.chunker.chunk(text, "text")]
@@ -54,7 +53,7 @@ class JwTextSplitter(TextSplitter):
         for n, (text, meta) in enumerate(zip(texts, metas, strict=True)):
             source_id = str(meta.get("source") or f"doc-{n}")
             out.extend(
-                Document(page_content=c.text, metadata={**meta, **_provenance(c)})
+                Document(page_content=c.text, metadata={**meta, **provenance(c)})
                 for c in self.chunker.chunk(text, source_id)
             )
         return out
@@ -64,9 +63,3 @@ class JwTextSplitter(TextSplitter):
         return self.create_documents(
             [d.page_content for d in docs], [dict(d.metadata) for d in docs]
         )
-
-
-def _provenance(chunk: Chunk) -> dict[str, Any]:
-    meta = chunk.metadata
-    found = {key: meta[key] for key in _PROVENANCE if meta.get(key) is not None}
-    return {"chunk_id": chunk.id, "source_id": chunk.source_id, **found}
