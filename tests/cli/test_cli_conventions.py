@@ -71,6 +71,8 @@ def test_search_help_lists_choices_and_short_k(capsys: pytest.CaptureFixture[str
     assert "-k" in out and "dense|bm25|hybrid" in flat
     assert "segment|relevant|chain|neighbors|parent|none" in flat
     assert "<en|es|pt>" in flat
+    # named metavars; flags show none (only -h's own, which Typer draws)
+    assert "PATH|DSN" in out and out.count("<bool>") == 1 and "<str>" in out  # the query
 
 
 def test_bad_choice_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -48,13 +48,21 @@ def root(
     ctx: typer.Context,
     chunker: Annotated[
         str | None,
-        typer.Option("--chunker", help="Default chunker for the command. " + CHUNKER_HELP),
+        typer.Option(
+            "--chunker", metavar="SPEC", help="Default chunker for the command. " + CHUNKER_HELP
+        ),
     ] = None,
-    store: Annotated[str | None, typer.Option("--store", help=STORE_HELP)] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", metavar="PATH|DSN", help=STORE_HELP)
+    ] = None,
     show_version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+            "--version",
+            metavar="",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the version and exit.",
         ),
     ] = False,
 ) -> None:

@@ -47,7 +47,7 @@ _Language = Annotated[
 ]
 _Limit = Annotated[int | None, typer.Option(help="First N questions in file order.")]
 _PerLanguage = Annotated[
-    bool, typer.Option("--per-language", help="Apply --limit to each language.")
+    bool, typer.Option("--per-language", metavar="", help="Apply --limit to each language.")
 ]
 _K = Annotated[int, typer.Option(help="Hits delivered per question.")]
 _Retriever = Annotated[
@@ -79,7 +79,7 @@ _WindowChars = Annotated[
         "(0: none; one variant: name:windows=0)."
     ),
 ]
-_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+_Quiet = Annotated[bool, typer.Option("--quiet", metavar="", help="No progress bar.")]
 
 
 @eval_app.command("chunker-bench")

@@ -75,15 +75,17 @@ SourceIdOpt = Annotated[
     str | None,
     typer.Option(
         "--source-id",
+        metavar="ID",
         help="Id for this one source (default: the file stem; in a folder, the folder name "
         "and the path inside it; an EPUB's chapters get it as a prefix).",
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of lines.")]
+JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON instead of lines.")]
 ReplaceOpt = Annotated[
     bool,
     typer.Option(
         "--replace",
+        metavar="",
         help="Replace a stored source with the same id even when it was ingested from "
         "another file or URL (refused otherwise).",
     ),

@@ -46,16 +46,20 @@ CHUNKER_HELP = (
 ChunkerOpt = Annotated[
     str | None,
     typer.Option(
-        "--chunker", help="Chunker for this command; overrides jw --chunker. " + CHUNKER_HELP
+        "--chunker",
+        metavar="SPEC",
+        help="Chunker for this command; overrides jw --chunker. " + CHUNKER_HELP,
     ),
 ]
 StoreOpt = Annotated[
-    str | None, typer.Option("--store", help="Overrides jw --store. " + STORE_HELP)
+    str | None,
+    typer.Option("--store", metavar="PATH|DSN", help="Overrides jw --store. " + STORE_HELP),
 ]
 LanguageOpt = Annotated[
     str | None,
     typer.Option(
         "--language",
+        metavar="LANG",
         help=f"Language ({', '.join(SUPPORTED_LANGUAGES)}) overriding the source's own; "
         "auto detects it from the text.",
     ),

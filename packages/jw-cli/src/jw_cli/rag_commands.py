@@ -45,7 +45,7 @@ rag_app = typer.Typer(
 )
 rag_app.add_typer(ingest_app, name="ingest")
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON instead of a table.")]
 
 
 def _print_json(value: Any) -> None:
