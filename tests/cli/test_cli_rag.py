@@ -247,11 +247,14 @@ def test_every_command_and_option_has_help(capsys: pytest.CaptureFixture[str]) -
         assert expected in names
     for path, command in commands:
         assert command.help, path
+        if not isinstance(command, TyperGroup):
+            assert f"Example: jw {' '.join(path)}" in command.help, path
         for param in command.params:
             if isinstance(param, TyperOption) and param.name != "help":
                 assert param.help, (path, param.name)
             if isinstance(param, TyperArgument):
                 assert getattr(param, "help", None), (path, param.name)
     code, out, _ = run(capsys, "--help")
-    assert code == 0 and "~/.jw-agent-toolkit/store.sqlite" in out and "$JW_STORE" in out
-    assert "~/.jw-agent-toolkit/store.sqlite" in run(capsys, "rag", "search", "--help")[1]
+    flat = "".join(out.split())
+    assert code == 0 and "$JW_STORE,else$JW_HOME/store.sqlite" in flat
+    assert "$JW_STORE,else$JW_HOME/store.sqlite" in "".join(run(capsys, "rag", "--help")[1].split())

@@ -127,5 +127,5 @@ def test_missing_key_names_the_variable(name, var) -> None:
 def test_missing_sdk_names_the_extra(monkeypatch, name, module) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # import now fails
     provider = resolve(name, api_key="k") if name != "ollama" else resolve(name)
-    with pytest.raises(GenerationError, match=rf"pip install 'jw-gen\[{module}\]'"):
+    with pytest.raises(GenerationError, match=rf"`uv sync --all-packages --extra {module}` at"):
         provider.complete("p")

@@ -10,7 +10,13 @@ from jw_rag.chunkers import ParagraphChunker, ParentChildChunker
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk, Paragraph
-from jw_rag.retrieve import approx_tokens, delivery_order, expand_hits, retrieve
+from jw_rag.retrieve import (
+    approx_tokens,
+    delivery_order,
+    expand_hits,
+    retrieve,
+    search_depth,
+)
 from jw_rag.store import SQLiteStore
 
 ARTICLE = [
@@ -237,3 +243,18 @@ def test_parent_child_ingest_end_to_end(tmp_path: Path) -> None:
     assert hits and all(h.expanded[0].metadata["role"] == "parent" for h in hits if h.chunk.metadata.get("parent_id"))
     # parents are not searched: every hit is a child
     assert all(h.chunk.metadata["role"] == "child" for h in hits)
+
+
+def test_delivery_accounts_for_every_store_hit(store: SQLiteStore) -> None:
+    raw = store.search("soul", search_depth(3), mode="bm25")
+    delivery = retrieve(store, "soul", k=3, mode="bm25", expand="neighbors")
+    assert delivery.folded, "adjacent hits fold into the first one's neighbours"
+    delivered = {h.chunk.id for h in delivery}
+    # every store hit is either delivered as a hit or folded into one
+    assert [h.chunk.id for h in raw] and all(
+        h.chunk.id in delivered or h.chunk.id in delivery.folded for h in raw
+    )
+    assert len(delivered) + len(delivery.folded) == len(raw)
+    by_rank = {h.rank: {c.id for c in h.expanded} for h in delivery}
+    for chunk_id, rank in delivery.folded.items():
+        assert chunk_id in by_rank[rank] and chunk_id in delivery.folded_into(rank)

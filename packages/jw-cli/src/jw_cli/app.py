@@ -12,6 +12,7 @@ usage errors exit 2; other library errors
 from __future__ import annotations
 
 import sys
+from importlib.metadata import version
 from typing import Annotated
 
 import typer
@@ -25,8 +26,10 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="jw",
-    help="Chunking, retrieval and evaluation over long multilingual publications.",
+    help="Chunking, retrieval and evaluation over long multilingual publications.\n\n"
+    'Example: jw --store /tmp/jw.sqlite rag search "does the soul die?" -k 3',
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -34,14 +37,34 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(rag_app, name="rag")
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"jw {version('jw-cli')}")
+        raise typer.Exit()
+
+
 @app.callback()
 def root(
     ctx: typer.Context,
     chunker: Annotated[
         str | None,
-        typer.Option("--chunker", help="Default chunker for the command. " + CHUNKER_HELP),
+        typer.Option(
+            "--chunker", metavar="SPEC", help="Default chunker for the command. " + CHUNKER_HELP
+        ),
     ] = None,
-    store: Annotated[str | None, typer.Option("--store", help=STORE_HELP)] = None,
+    store: Annotated[
+        str | None, typer.Option("--store", metavar="PATH|DSN", help=STORE_HELP)
+    ] = None,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            metavar="",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
 ) -> None:
     """Chunking, retrieval and evaluation over long multilingual publications."""
     ctx.obj = GlobalOptions(

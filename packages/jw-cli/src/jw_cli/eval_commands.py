@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from jw_cli.options import choices_metavar
 from jw_cli.progress import stderr_progress
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
@@ -45,13 +46,17 @@ _Language = Annotated[
     typer.Option(help="Only questions in this language (Chroma layout: its language)."),
 ]
 _Limit = Annotated[int | None, typer.Option(help="First N questions in file order.")]
-_PerLanguage = Annotated[bool, typer.Option("--per-language", help="Apply --limit to each language.")]
+_PerLanguage = Annotated[
+    bool, typer.Option("--per-language", metavar="", help="Apply --limit to each language.")
+]
 _K = Annotated[int, typer.Option(help="Hits delivered per question.")]
-_Retriever = Annotated[str, typer.Option(help=f"{' | '.join(SEARCH_MODES)}.")]
+_Retriever = Annotated[
+    str, typer.Option(metavar=choices_metavar(SEARCH_MODES), help="How the store ranks chunks.")
+]
 _Embedder = Annotated[
     str | None, typer.Option(help="Embedder name (default: $JW_EMBEDDER or use).")
 ]
-_Report = Annotated[str, typer.Option(help="md | json.")]
+_Report = Annotated[str, typer.Option(metavar="<md|json>", help="Report format.")]
 _Out = Annotated[Path | None, typer.Option(help="Report file (chart written beside it as .svg).")]
 _MinLift = Annotated[
     float | None,
@@ -63,8 +68,8 @@ _MinLift = Annotated[
 _Expand = Annotated[
     str,
     typer.Option(
-        help=f"{' | '.join(EXPANSIONS)} for our chunkers (one variant: name+none); "
-        "peers deliver hits alone."
+        metavar=choices_metavar(EXPANSIONS),
+        help="Delivery for our chunkers (one variant: name+none); peers deliver hits alone.",
     ),
 ]
 _WindowChars = Annotated[
@@ -74,7 +79,7 @@ _WindowChars = Annotated[
         "(0: none; one variant: name:windows=0)."
     ),
 ]
-_Quiet = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+_Quiet = Annotated[bool, typer.Option("--quiet", metavar="", help="No progress bar.")]
 
 
 @eval_app.command("chunker-bench")
@@ -101,6 +106,8 @@ def chunker_bench(
 
     The report is always written. The exit code is 1 only when --min-lift is
     given and the gate fails (no gate without --min-lift).
+
+    Example: jw eval chunker-bench --variants "paragraph,semantic:target_chars=800" --out report.md
     """
     from jw_eval.bench import BenchOptions, run_chunker_bench, write_report
 

@@ -11,8 +11,10 @@ stored documents when there are several.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import Annotated, Any
 
 import typer
@@ -57,7 +59,10 @@ def summary_line(result: IngestResult) -> str:
     )
 
 
-def _report(results: Sequence[IngestResult]) -> None:
+def _report(results: Sequence[IngestResult], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps([asdict(r) for r in results], ensure_ascii=False, indent=2))
+        return
     for r in results:
         typer.echo(summary_line(r))
     if len(results) > 1:
@@ -70,14 +75,17 @@ SourceIdOpt = Annotated[
     str | None,
     typer.Option(
         "--source-id",
+        metavar="ID",
         help="Id for this one source (default: the file stem; in a folder, the folder name "
         "and the path inside it; an EPUB's chapters get it as a prefix).",
     ),
 ]
+JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON instead of lines.")]
 ReplaceOpt = Annotated[
     bool,
     typer.Option(
         "--replace",
+        metavar="",
         help="Replace a stored source with the same id even when it was ingested from "
         "another file or URL (refused otherwise).",
     ),
@@ -93,6 +101,7 @@ def _ingest_parsed(
     language: str | None,
     source_id: str | None = None,
     replace: bool = False,
+    as_json: bool = False,
 ) -> None:
     opts = global_options(ctx)
     chosen = opts.chunker_for(chunker)
@@ -107,7 +116,7 @@ def _ingest_parsed(
             results = ingest_documents(
                 CountingStore(st, advance), docs, chunker=chosen, replace=replace
             )
-    _report(results)
+    _report(results, as_json)
 
 
 _KIND_HELP = {
@@ -120,6 +129,16 @@ _KIND_HELP = {
 }
 
 
+_EXAMPLE = {
+    "article": "soul.html --chunker semantic:target_chars=800",
+    "bible": "genesis-1.html --language en",
+    "epub": "book.epub --source-id book",
+    "pdf": "brochure.pdf --chunker page",
+    "markdown": "notes.md --chunker semantic:target_chars=800 --json",
+    "text": "talk.txt --language es",
+}
+
+
 def _register_kind(kind: str) -> None:
     def command(
         ctx: typer.Context,
@@ -129,10 +148,11 @@ def _register_kind(kind: str) -> None:
         language: LanguageOpt = None,
         source_id: SourceIdOpt = None,
         replace: ReplaceOpt = False,
+        as_json: JsonOpt = False,
     ) -> None:
-        _ingest_parsed(ctx, kind, source, chunker, store, language, source_id, replace)
+        _ingest_parsed(ctx, kind, source, chunker, store, language, source_id, replace, as_json)
 
-    command.__doc__ = _KIND_HELP[kind]
+    command.__doc__ = f"{_KIND_HELP[kind]}\n\nExample: jw rag ingest {kind} {_EXAMPLE[kind]}"
     ingest_app.command(kind)(command)
 
 
@@ -140,7 +160,7 @@ for _kind in _KIND_HELP:
     _register_kind(_kind)
 
 
-def _register_file_kind(name: str, function_name: str, help_text: str) -> None:
+def _register_file_kind(name: str, function_name: str, help_text: str, example: str) -> None:
     """A kind whose library function reads the file itself (JWPUB, JW Library backup)."""
     function = getattr(ingest, function_name, None)
     if function is None:  # this jw-rag does not provide it
@@ -152,6 +172,7 @@ def _register_file_kind(name: str, function_name: str, help_text: str) -> None:
         chunker: ChunkerOpt = None,
         store: StoreOpt = None,
         language: LanguageOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         opts = global_options(ctx)
         chosen = opts.chunker_for(chunker)
@@ -161,13 +182,18 @@ def _register_file_kind(name: str, function_name: str, help_text: str) -> None:
                 results = function(
                     CountingStore(st, advance), path, language=language, chunker=chosen
                 )
-        _report(results)
+        _report(results, as_json)
 
-    command.__doc__ = help_text
+    command.__doc__ = f"{help_text}\n\nExample: jw rag ingest {name} {example}"
     ingest_app.command(name)(command)
 
 
-_register_file_kind("jwpub", "ingest_jwpub", "A .jwpub publication (one source per document).")
 _register_file_kind(
-    "backup", "ingest_jw_library_backup", "A .jwlibrary backup (one source per note)."
+    "jwpub", "ingest_jwpub", "A .jwpub publication (one source per document).", "lff_E.jwpub"
+)
+_register_file_kind(
+    "backup",
+    "ingest_jw_library_backup",
+    "A .jwlibrary backup (one source per note).",
+    "UserDataBackup.jwlibrary --language en",
 )

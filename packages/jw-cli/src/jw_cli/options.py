@@ -14,9 +14,10 @@ from typing import Annotated
 
 import typer
 
-from jw_rag.chunkers import available_chunkers
+from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 from jw_rag.config import default_store, existing_store
 from jw_rag.errors import ConfigError
+from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES
 from jw_rag.store import Store, open_store
 
 __all__ = [
@@ -26,31 +27,41 @@ __all__ = [
     "GlobalOptions",
     "LanguageOpt",
     "StoreOpt",
+    "check_choice",
     "check_chunker",
+    "choices_metavar",
     "global_options",
     "opened_store",
 ]
 
 STORE_HELP = (
     "Store: a SQLite file path or a postgresql:// DSN "
-    "(default: $JW_STORE, else ~/.jw-agent-toolkit/store.sqlite)."
+    f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {default_store()})."
 )
-CHUNKER_HELP = "Chunker name (default: $JW_CHUNKER, else paragraph)."
+CHUNKER_HELP = (
+    f"Chunker: {' | '.join(available_chunkers())}, with options as name:key=value[,key=value] "
+    "(e.g. semantic:target_chars=800); default: $JW_CHUNKER, else paragraph."
+)
 
 ChunkerOpt = Annotated[
     str | None,
     typer.Option(
-        "--chunker", help="Chunker for this command; overrides jw --chunker. " + CHUNKER_HELP
+        "--chunker",
+        metavar="SPEC",
+        help="Chunker for this command; overrides jw --chunker. " + CHUNKER_HELP,
     ),
 ]
 StoreOpt = Annotated[
-    str | None, typer.Option("--store", help="Overrides jw --store. " + STORE_HELP)
+    str | None,
+    typer.Option("--store", metavar="PATH|DSN", help="Overrides jw --store. " + STORE_HELP),
 ]
 LanguageOpt = Annotated[
     str | None,
     typer.Option(
         "--language",
-        help="Language (en, es, pt) overriding the source's own; auto detects it from the text.",
+        metavar="LANG",
+        help=f"Language ({', '.join(SUPPORTED_LANGUAGES)}) overriding the source's own; "
+        "auto detects it from the text.",
     ),
 ]
 
@@ -69,13 +80,27 @@ class GlobalOptions:
         return override or self.store or default_store()
 
 
-def check_chunker(name: str) -> str:
-    """``name`` normalised, or a one-line :class:`ConfigError` listing the valid names."""
-    chosen = name.strip().lower()
-    valid = available_chunkers()
+def choices_metavar(values: tuple[str, ...]) -> str:
+    """How help lists an option's choices: ``<a|b|c>``."""
+    return f"<{'|'.join(values)}>"
+
+
+def check_choice(value: str, valid: tuple[str, ...], option: str) -> str:
+    """``value`` lowercased when it is one of ``valid``, else a one-line :class:`ConfigError`."""
+    chosen = value.strip().lower()
     if chosen not in valid:
-        raise ConfigError(f"unknown chunker {name!r}; valid names: {', '.join(valid)}")
+        raise ConfigError(f"{option} {value!r} is not one of {', '.join(valid)}")
     return chosen
+
+
+def check_chunker(spec: str) -> str:
+    """``spec`` (a name or ``name:key=value,...``) stripped, once its name is
+    known; else a one-line :class:`ConfigError` listing the valid names."""
+    valid = available_chunkers()
+    if parse_chunker_spec(spec)[0] not in valid:
+        typed = spec.partition(":")[0].strip()
+        raise ConfigError(f"unknown chunker {typed!r}; valid names: {', '.join(valid)}")
+    return spec.strip()
 
 
 def global_options(ctx: typer.Context) -> GlobalOptions:

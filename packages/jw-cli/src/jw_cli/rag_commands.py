@@ -11,8 +11,17 @@ from rich.console import Console
 
 from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
-from jw_cli.options import ChunkerOpt, StoreOpt, check_chunker, global_options, opened_store
-from jw_cli.views import chunk_dict, chunks_table, hit_dict, hits_table, stats_table
+from jw_cli.options import (
+    ChunkerOpt,
+    StoreOpt,
+    check_choice,
+    check_chunker,
+    choices_metavar,
+    global_options,
+    opened_store,
+)
+from jw_cli.views import chunk_dict, chunks_table, delivery_dicts, hits_table, stats_table
+from jw_rag.config import default_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -22,6 +31,7 @@ from jw_rag.defaults import (
 )
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.ingest import chunk_document, load_documents
+from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
 from jw_rag.retrieve import retrieve
 
 __all__ = ["rag_app"]
@@ -29,53 +39,79 @@ __all__ = ["rag_app"]
 rag_app = typer.Typer(
     help=(
         "Index and search publications. The store is a SQLite file (or a postgresql:// DSN): "
-        "--store, else $JW_STORE, else ~/.jw-agent-toolkit/store.sqlite."
+        f"--store, else $JW_STORE, else $JW_HOME/store.sqlite (now {default_store()})."
     ),
     no_args_is_help=True,
 )
 rag_app.add_typer(ingest_app, name="ingest")
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON instead of a table.")]
 
 
 def _print_json(value: Any) -> None:
     typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
-def _choice(value: str, valid: tuple[str, ...], option: str) -> str:
-    chosen = value.strip().lower()
-    if chosen not in valid:
-        raise ConfigError(f"{option} {value!r} is not one of {', '.join(valid)}")
-    return chosen
-
-
 @rag_app.command()
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for.")],
-    k: Annotated[int, typer.Option("--k", min=1, help="Number of hits.")] = DEFAULT_K,
-    mode: Annotated[str, typer.Option(help=" | ".join(SEARCH_MODES) + ".")] = DEFAULT_SEARCH_MODE,
+    k: Annotated[
+        int, typer.Option("--k", "-k", min=1, metavar="N", help="Number of hits.")
+    ] = DEFAULT_K,
+    mode: Annotated[
+        str, typer.Option(metavar=choices_metavar(SEARCH_MODES), help="How the store ranks chunks.")
+    ] = DEFAULT_SEARCH_MODE,
     expand: Annotated[
         str,
-        typer.Option(help="Context delivered with each hit: " + " | ".join(EXPANSIONS) + "."),
+        typer.Option(metavar=choices_metavar(EXPANSIONS), help="Context delivered with each hit."),
     ] = DEFAULT_EXPANSION,
+    language: Annotated[
+        str | None,
+        typer.Option(
+            "--language",
+            metavar=choices_metavar(SUPPORTED_LANGUAGES),
+            help="Only chunks in this language.",
+        ),
+    ] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source",
+            metavar="ID",
+            help="Only this source id (repeat for several; see jw rag stats).",
+        ),
+    ] = None,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search the store; each row shows where the hit comes from."""
-    mode = _choice(mode, SEARCH_MODES, "--mode")
-    expand = _choice(expand, EXPANSIONS, "--expand")
+    """Search the store; each row shows where the hit comes from, its own text,
+    and the hits its delivered context holds (folded: not repeated as rows).
+
+    Example: jw rag search "¿el alma muere?" -k 3 --language es --json
+    """
+    mode = check_choice(mode, SEARCH_MODES, "--mode")
+    expand = check_choice(expand, EXPANSIONS, "--expand")
+    filters: dict[str, Any] = {}
+    code = check_language(language)
+    if code is not None:
+        filters["language"] = code
+    if source:
+        filters["source_id"] = source
     with opened_store(global_options(ctx).store_for(store), existing=True) as st:
-        hits = retrieve(st, query, k, mode=mode, expand=expand)  # type: ignore[arg-type]
+        delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
     if as_json:
-        _print_json([hit_dict(h) for h in hits])
+        _print_json(delivery_dicts(delivery))
     else:
-        Console().print(hits_table(hits, query))
+        Console().print(hits_table(delivery, query))
 
 
 @rag_app.command()
 def stats(ctx: typer.Context, store: StoreOpt = None, as_json: JsonOpt = False) -> None:
-    """Counts of chunks and sources, by language and chunker; the embedder in use."""
+    """Counts of chunks and sources, by language and chunker; the embedder in use.
+
+    Example: jw rag stats --json
+    """
     with opened_store(global_options(ctx).store_for(store), existing=True) as st:
         info = st.stats()
     if as_json:
@@ -89,8 +125,12 @@ def delete(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--source", help="Source id (see `jw rag stats`).")],
     store: StoreOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Remove one source's chunks, vectors and parents from the store."""
+    """Remove one source's chunks, vectors and parents from the store.
+
+    Example: jw rag delete --source alma --json
+    """
     location = global_options(ctx).store_for(store)
     with opened_store(location, existing=True) as st:
         removed = st.delete_source(source)
@@ -98,7 +138,10 @@ def delete(
         raise StoreError(
             f"no source {source!r} in {location}: `jw rag stats` lists the stored source ids"
         )
-    typer.echo(f"deleted {removed} chunks of {source}")
+    if as_json:
+        _print_json({"source_id": source, "deleted_chunks": removed})
+    else:
+        typer.echo(f"deleted {removed} chunks of {source}")
 
 
 @rag_app.command()
@@ -108,7 +151,10 @@ def chunk(
     chunker: ChunkerOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Show how a source would be chunked, with each chunk's provenance; stores nothing."""
+    """Show how a source would be chunked, with each chunk's provenance; stores nothing.
+
+    Example: jw rag chunk soul.html --chunker semantic:target_chars=800
+    """
     chosen = global_options(ctx).chunker_for(chunker)
     docs = load_documents(source)
     out: list[dict[str, Any]] = []
@@ -129,10 +175,16 @@ def diff(
     source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
     html: Annotated[Path, typer.Option("--html", help="HTML file to write.")],
     chunkers: Annotated[
-        str, typer.Option(help="Comma-separated chunker names, one column each.")
+        str,
+        typer.Option(
+            help="Comma-separated chunker names (or name:key=value specs), one column each."
+        ),
     ] = "paragraph,semantic",
 ) -> None:
-    """Write a self-contained HTML page comparing chunkers side by side."""
+    """Write a self-contained HTML page comparing chunkers side by side.
+
+    Example: jw rag diff soul.html --chunkers paragraph,semantic:target_chars=800 --html diff.html
+    """
     names = [check_chunker(n) for n in chunkers.split(",") if n.strip()]
     if not names:
         raise ConfigError("--chunkers is empty: give names such as paragraph,semantic")

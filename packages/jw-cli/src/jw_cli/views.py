@@ -8,11 +8,14 @@ from typing import Any
 from rich.table import Table
 
 from jw_rag.model import Chunk
+from jw_rag.retrieve import Delivery
 from jw_rag.store.protocol import SearchHit
 
 __all__ = [
     "chunk_dict",
     "chunks_table",
+    "context_count",
+    "delivery_dicts",
     "hit_dict",
     "hits_table",
     "joined",
@@ -56,26 +59,52 @@ def chunk_dict(chunk: Chunk) -> dict[str, Any]:
     }
 
 
-def hit_dict(hit: SearchHit) -> dict[str, Any]:
-    """A hit with its chunk and the delivered (expanded) context chunks."""
+def context_count(hit: SearchHit) -> int:
+    """How many delivered chunks are context: ``expanded`` minus the hit's own chunk."""
+    return sum(c.id != hit.chunk.id for c in hit.expanded)
+
+
+def hit_dict(hit: SearchHit, folded: Sequence[str] = ()) -> dict[str, Any]:
+    """A hit with its chunk; ``expanded``: every chunk delivered for it in
+    reading order, the hit's own chunk included (``is_hit``), as
+    ``SearchHit.expanded`` holds them; ``folded``: ids of the store hits this
+    hit's context holds, not delivered as hits of their own."""
     out = {"rank": hit.rank, "score": hit.score, **chunk_dict(hit.chunk)}
-    out["expanded"] = [{"id": c.id, "source_id": c.source_id, "text": c.text} for c in hit.expanded]
+    out["expanded"] = [
+        {"id": c.id, "source_id": c.source_id, "is_hit": c.id == hit.chunk.id, "text": c.text}
+        for c in hit.expanded
+    ]
+    out["context_chunks"] = context_count(hit)
+    out["folded"] = list(folded)
     return out
 
 
-def hits_table(hits: Sequence[SearchHit], query: str) -> Table:
-    table = Table(title=f"{len(hits)} hits for {query!r}", show_lines=True)
+def delivery_dicts(delivery: Delivery) -> list[dict[str, Any]]:
+    return [hit_dict(h, delivery.folded_into(h.rank)) for h in delivery]
+
+
+def _hit_note(hit: SearchHit, folded: Sequence[str]) -> str:
+    parts = []
+    if context_count(hit):
+        parts.append(f"+{context_count(hit)} context chunks")
+    if folded:
+        parts.append(f"holding {len(folded)} more hits: {', '.join(folded)}")
+    return f"\n[dim]({'; '.join(parts)})[/dim]" if parts else ""
+
+
+def hits_table(delivery: Delivery, query: str) -> Table:
+    title = f"{len(delivery)} hits for {query!r}"
+    if delivery.folded:
+        title += f" ({len(delivery.folded)} more hits folded into their context)"
+    table = Table(title=title, show_lines=True)
     table.add_column("rank", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("source", overflow="fold")
     for name in ("paragraphs", "pages", "heading path"):
         table.add_column(name, overflow="fold")
     table.add_column("snippet", overflow="fold", ratio=3)
-    for hit in hits:
+    for hit in delivery:
         meta = hit.chunk.metadata
-        text = hit.chunk.text
-        if len(hit.expanded) > 1:
-            text = "\n\n".join(c.text for c in hit.expanded)
         table.add_row(
             str(hit.rank),
             f"{hit.score:.4f}",
@@ -83,12 +112,7 @@ def hits_table(hits: Sequence[SearchHit], query: str) -> Table:
             para_labels(meta.get("para_ids")),
             joined(meta.get("pages")),
             joined(meta.get("heading_path"), " > "),
-            snippet(text)
-            + (
-                f"\n[dim](+{len(hit.expanded) - 1} context chunks)[/dim]"
-                if len(hit.expanded) > 1
-                else ""
-            ),
+            snippet(hit.chunk.text) + _hit_note(hit, delivery.folded_into(hit.rank)),
         )
     return table
 

@@ -24,6 +24,7 @@ __all__ = [
     "MissingDependencyError",
     "StaleIndexError",
     "StoreError",
+    "install_command",
 ]
 
 
@@ -38,13 +39,19 @@ class ConfigError(JwRagError, ValueError):
 class MissingDependencyError(ConfigError, ImportError):
     """An optional dependency is not installed; the message says which extra to install."""
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
+    def __init__(self, package: str, extra: str, purpose: str, *, dist: str = "jw-rag") -> None:
         super().__init__(
-            f"{purpose} needs the '{package}' package: install it with "
-            f"`pip install 'jw-rag[{extra}]'` (or `uv sync --extra {extra}`)"
+            f"{purpose} needs the '{package}' package: install {dist}'s {extra!r} extra with "
+            f"`{install_command(extra)}` at the repository root"
         )
         self.package = package
         self.extra = extra
+        self.dist = dist
+
+
+def install_command(extra: str) -> str:
+    """The command that installs a workspace package's optional ``extra``."""
+    return f"uv sync --all-packages --extra {extra}"
 
 
 class IngestError(JwRagError):

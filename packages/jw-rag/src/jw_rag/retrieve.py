@@ -38,7 +38,7 @@ for its member chunks, which every mode delivers in its place (its *core*).
 
 Every mode deduplicates: a chunk delivered for an earlier hit is not delivered
 again, and a hit whose core was all delivered that way is dropped (folded into
-the earlier hit's context); ``k`` counts delivered hits, so the store is
+the earlier hit's context; :class:`Delivery` reports which); ``k`` counts delivered hits, so the store is
 searched a little deeper than ``k`` (:func:`search_depth`). Hard caps bound
 the result: ``max_parents`` parents (default 5) and ``max_context_tokens`` of
 delivered text in total (default 4,000; a token is estimated as 4
@@ -56,7 +56,7 @@ parent that changed after its children were indexed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -82,6 +82,7 @@ __all__ = [
     "DEFAULT_MAX_CONTEXT_TOKENS",
     "DEFAULT_MAX_PARENTS",
     "EXPANSIONS",
+    "Delivery",
     "Expansion",
     "approx_tokens",
     "delivery_order",
@@ -110,6 +111,25 @@ def search_depth(k: int) -> int:
     return max(2 * k, 20)
 
 
+class Delivery(list[SearchHit]):
+    """The delivered hits, as a list, and what happened to the others.
+
+    Each hit's ``expanded`` holds every chunk delivered for it in reading
+    order, the hit's own chunk included (a ``"parent"`` delivery holds the
+    parent instead). ``folded`` maps the chunk id of each store hit that was
+    not delivered as a hit of its own, because an earlier hit's context
+    already holds it, to that hit's rank.
+    """
+
+    def __init__(self, hits: Iterable[SearchHit] = (), folded: Mapping[str, int] | None = None):
+        super().__init__(hits)
+        self.folded: dict[str, int] = dict(folded or {})
+
+    def folded_into(self, rank: int) -> list[str]:
+        """Ids of the store hits delivered inside the context of the hit ranked ``rank``."""
+        return [i for i, r in self.folded.items() if r == rank]
+
+
 def retrieve(
     store: Store,
     query: str,
@@ -121,9 +141,10 @@ def retrieve(
     window: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
-) -> list[SearchHit]:
+) -> Delivery:
     """Search ``store`` and deliver up to ``k`` hits with their context (see
-    the module docstring)."""
+    the module docstring); the :class:`Delivery` also says which store hits
+    were folded into another hit's context."""
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_K}, got {k!r}")
     hits = store.search(query, search_depth(k) if k else 0, mode=mode, filters=filters)
@@ -149,9 +170,10 @@ def expand_hits(
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
     limit: int | None = None,
-) -> list[SearchHit]:
+) -> Delivery:
     """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits
-    (at most ``limit``). ``"segment"`` and ``"relevant"`` need the ``query``."""
+    (at most ``limit``, see :class:`Delivery`). ``"segment"`` and ``"relevant"``
+    need the ``query``."""
     mode = (expand or "none").lower()
     if mode not in EXPANSIONS:
         raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
@@ -173,9 +195,7 @@ def expand_hits(
         sim = _similarities(store, query, [c for g in reach for c in g] + [h.chunk for h in hits])
         floor = _threshold(sim, hits, limit)
         pick = _segment if mode == "segment" else _relevant
-        groups = [
-            pick(core, group, sim, floor) for core, group in zip(cores, reach, strict=True)
-        ]
+        groups = [pick(core, group, sim, floor) for core, group in zip(cores, reach, strict=True)]
         reps = [max(core, key=lambda c: sim[c.id]) for core in cores]
     elif mode in ("neighbors", "chain"):
         groups = _neighbour_groups(known, cores, window, chain=mode == "chain")
@@ -220,7 +240,6 @@ def delivery_order(hit: Chunk, group: Sequence[Chunk]) -> list[Chunk]:
     return sorted(group, key=lambda c: (abs(ids.index(c.id) - at), ids.index(c.id) > at))
 
 
-
 def _fit(hit: Chunk, group: list[Chunk], budget: int) -> tuple[list[Chunk], int]:
     """The chunks of ``group`` a budget of ``budget`` tokens pays for, in reading
     order, and their cost: the hit, then neighbours nearest first while each
@@ -258,21 +277,25 @@ def _deliver(
     max_context_tokens: int | None,
     max_units: int | None,
     limit: int | None,
-) -> list[SearchHit]:
+) -> Delivery:
     """Deduplicate and cap: each hit delivers its group's chunks not delivered
     yet, as much of them as the remaining budget pays for (:func:`_fit`); a hit
-    whose core was all delivered is dropped; when not even the hit fits,
-    delivery stops (the first hit always comes). A delivered hit's ``chunk``
-    is its representative (a window hit's member closest to the query) and
-    its ``rank`` its place among the delivered hits."""
+    whose core was all delivered is folded into the hit that delivered it;
+    when not even the hit fits, delivery stops (the first hit always comes).
+    A delivered hit's ``chunk`` is its representative (a window hit's member
+    closest to the query) and its ``rank`` its place among the delivered hits."""
     budget = max_context_tokens
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # delivered chunk id -> rank of the hit delivering it
+    folded: dict[str, int] = {}
     out: list[SearchHit] = []
     for hit, rep, core, group in zip(hits, reps, cores, groups, strict=True):
         if limit is not None and len(out) >= limit:
             break
         fresh = [c for c in group if c.id not in seen]
         if all(c.id in seen for c in core) or not fresh:
+            holder = next((c.id for c in (*core, *group) if c.id in seen), None)
+            if holder is not None:
+                folded.setdefault(hit.chunk.id, seen[holder])
             continue
         if rep.id in seen:
             rep = next(c for c in core if c.id not in seen)
@@ -281,12 +304,12 @@ def _deliver(
             if cost > budget and out:
                 break
             budget = max(0, budget - cost)
-        seen.update(c.id for c in fresh)
-        seen.add(rep.id)
-        out.append(SearchHit(chunk=rep, score=hit.score, rank=len(out) + 1, expanded=fresh))
+        rank = len(out) + 1
+        seen.update((c.id, rank) for c in (*fresh, rep))
+        out.append(SearchHit(chunk=rep, score=hit.score, rank=rank, expanded=fresh))
         if max_units is not None and len(out) >= max_units:
             break
-    return out
+    return Delivery(out, folded)
 
 
 def _neighbour_groups(

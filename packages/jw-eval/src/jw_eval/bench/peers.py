@@ -49,7 +49,9 @@ def _require(module: str, purpose: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise MissingDependencyError(module.split(".")[0], "bench", purpose) from exc
+        raise MissingDependencyError(
+            module.split(".")[0], "bench", purpose, dist="jw-eval"
+        ) from exc
 
 
 def _langchain(size: int, _embedder: Embedder | None) -> Callable[[str], list[str]]:

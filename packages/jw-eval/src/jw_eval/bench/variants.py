@@ -42,18 +42,6 @@ class VariantSpec:
         return int(self.options.get("size", _DEFAULT_PEER_SIZE))
 
 
-def _value(raw: str) -> Any:
-    low = raw.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return raw
-
-
 def parse_variant(text: str) -> VariantSpec:
     label = text.strip()
     if not label:
@@ -81,19 +69,14 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         if size < 1:
             raise ConfigError(f"peer variant {label!r}: size must be >= 1")
         return VariantSpec(label, name, {"size": size}, peer=True)
-    from jw_rag.chunkers import available_chunkers
+    from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 
     if name not in available_chunkers():
         raise ConfigError(
             f"unknown variant {name!r}: use a chunker ({', '.join(available_chunkers())}) "
             f"or a peer ({', '.join(PEERS)})"
         )
-    options: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, val = part.partition("=")
-        if not eq or not key.strip():
-            raise ConfigError(f"variant {label!r}: options are key=value pairs, got {part!r}")
-        options[key.strip()] = _value(val.strip())
+    options = parse_chunker_spec(body)[1]
     windows = options.pop("windows", None)
     if windows is not None and (isinstance(windows, bool) or not isinstance(windows, int) or windows < 0):
         raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")

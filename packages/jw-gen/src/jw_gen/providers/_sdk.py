@@ -17,7 +17,7 @@ def import_sdk(module: str, extra: str, provider: str) -> ModuleType:
     except ImportError as exc:
         raise GenerationError(
             f"the {provider} provider needs the '{module}' package: install it with "
-            f"`pip install 'jw-gen[{extra}]'` (or `uv sync --extra {extra}`)",
+            f"`uv sync --all-packages --extra {extra}` at the repository root",
             provider=provider,
         ) from exc
 

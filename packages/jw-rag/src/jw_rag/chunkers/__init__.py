@@ -2,6 +2,7 @@
 
 >>> from jw_rag.chunkers import get_chunker
 >>> chunker = get_chunker("semantic")          # or $JW_CHUNKER, else "paragraph"
+>>> chunker = get_chunker("semantic:target_chars=800")   # a spec: name:key=value,...
 >>> chunks = chunker.chunk(["Premise ...", "However, ..."], "doc-1")
 """
 
@@ -13,7 +14,12 @@ from jw_rag.chunkers.page_chunker import PageChunker
 from jw_rag.chunkers.paragraph_chunker import ParagraphChunker, chunk_paragraphs
 from jw_rag.chunkers.parent_child import ParentChildChunker
 from jw_rag.chunkers.protocol import Chunker
-from jw_rag.chunkers.registry import available_chunkers, get_chunker, register_chunker
+from jw_rag.chunkers.registry import (
+    available_chunkers,
+    get_chunker,
+    parse_chunker_spec,
+    register_chunker,
+)
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.chunkers.structure_chunker import StructureChunker
 from jw_rag.model import Chunk, Paragraph
@@ -42,5 +48,6 @@ __all__ = [
     "get_chunker",
     "load_markers",
     "marker_languages",
+    "parse_chunker_spec",
     "register_chunker",
 ]

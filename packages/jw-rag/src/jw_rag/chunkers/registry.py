@@ -4,6 +4,11 @@ Built-in chunkers register next to their classes' import here; third-party
 packages register through the ``jw_rag.chunkers`` entry-point group (each
 entry point loads a factory ``(**kwargs) -> Chunker``). Registering a name
 twice is rejected.
+
+A chunker *spec* is a name with constructor options, ``name:key=value[,key=value]``
+(``"semantic:target_chars=800"``); values read as booleans (``true``/``false``),
+integers or floats when they look like one, else as text. ``get_chunker`` and
+``$JW_CHUNKER`` accept a spec wherever they accept a name.
 """
 
 from __future__ import annotations
@@ -16,7 +21,14 @@ from typing import Any
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.errors import ConfigError
 
-__all__ = ["DEFAULT_CHUNKER", "ENV_VAR", "available_chunkers", "get_chunker", "register_chunker"]
+__all__ = [
+    "DEFAULT_CHUNKER",
+    "ENV_VAR",
+    "available_chunkers",
+    "get_chunker",
+    "parse_chunker_spec",
+    "register_chunker",
+]
 
 ENV_VAR = "JW_CHUNKER"
 DEFAULT_CHUNKER = "paragraph"
@@ -58,14 +70,52 @@ def available_chunkers() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
-def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:
-    """The chunker called ``name``, else ``$JW_CHUNKER``, else ``"paragraph"``.
+def _option_value(raw: str) -> Any:
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return raw
 
-    Keyword arguments go to the chunker's constructor. An unknown name raises
+
+def parse_chunker_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"name:key=value,..."`` as ``(name, options)``: the name lowercased, the
+    values typed (module docstring). The name is not checked here
+    (:func:`get_chunker` does); a malformed option is a one-line :class:`ConfigError`.
+
+    >>> parse_chunker_spec("Semantic:target_chars=800,overflow=0.2")
+    ('semantic', {'target_chars': 800, 'overflow': 0.2})
+    """
+    name, _, rest = spec.partition(":")
+    name = name.strip().lower()
+    if not name:
+        raise ConfigError(f"chunker spec {spec!r} has no name: use name[:key=value,...]")
+    options: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(
+                f"chunker spec {spec!r}: options are key=value pairs, got {part!r}"
+            )
+        options[key.strip()] = _option_value(value.strip())
+    return name, options
+
+
+def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:
+    """The chunker ``name`` names, else ``$JW_CHUNKER``'s, else ``"paragraph"``.
+
+    ``name`` is a registered name or a spec with options
+    (``"semantic:target_chars=800"``); keyword arguments go to the chunker's
+    constructor and win over the spec's options. An unknown name raises
     :class:`ValueError` (a :class:`~jw_rag.errors.ConfigError`) listing the valid names.
     """
-    chosen = name if name is not None else (os.environ.get(ENV_VAR) or DEFAULT_CHUNKER)
-    chosen = chosen.strip().lower()
+    spec = name if name is not None else (os.environ.get(ENV_VAR) or DEFAULT_CHUNKER)
+    chosen, options = parse_chunker_spec(spec)
+    kwargs = {**options, **kwargs}
     factory = _REGISTRY.get(chosen)
     if factory is None:
         _load_plugins()
@@ -78,4 +128,4 @@ def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:
     try:
         return factory(**kwargs)
     except TypeError as exc:
-        raise ConfigError(f"bad options for chunker {chosen!r}: {exc}") from exc
+        raise ConfigError(f"bad options for chunker {spec!r}: {exc}") from exc

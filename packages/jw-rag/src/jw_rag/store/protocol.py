@@ -20,8 +20,10 @@ __all__ = ["SearchHit", "SearchMode", "Store"]
 class SearchHit:
     """One search result: the chunk, its score and rank (1-based) for this query.
 
-    ``expanded`` holds what retrieval delivered around the hit (neighbours or
-    the parent), when expansion was asked for.
+    ``expanded`` holds what retrieval delivered for the hit: every chunk, in
+    reading order, the hit's own chunk included (a ``"parent"`` delivery holds
+    the parent instead); empty for raw ``Store.search`` results. Its context
+    is ``expanded`` without ``chunk``.
     """
 
     chunk: Chunk
