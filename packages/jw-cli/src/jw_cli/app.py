@@ -11,6 +11,7 @@ usage errors exit 2; other library errors
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from importlib.metadata import version
 from typing import Annotated
@@ -101,6 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         return _fail(f"{where}{exc.strerror or exc}", 1)
+    except RecursionError:
+        return _fail("the input nests too deeply to read; check the file", 1)
+    except MemoryError:
+        return _fail("not enough memory for this input; split it or free memory", 1)
+    except OverflowError as exc:
+        return _fail(f"a number is out of range ({exc}); use a smaller value", 2)
+    except sqlite3.DatabaseError as exc:
+        return _fail(f"the store cannot be read ({exc}); restore it from a copy or use a new one", 1)
     return rv if isinstance(rv, int) else 0
 
 
