@@ -35,3 +35,17 @@ def test_bundled_report_matches_the_stored_one() -> None:
     report = run_chunker_bench(OPTIONS, embedder=FakeEmbedder()).report
     expected = json.loads(GOLDEN.read_text("utf-8"))
     assert json.loads(json.dumps(stable(report))) == expected
+
+
+def test_markdown_report_leads_with_the_summary_table() -> None:
+    from jw_eval.bench import render_report
+
+    report = run_chunker_bench(OPTIONS, embedder=FakeEmbedder()).report
+    md = render_report(report, "md")
+    assert md.index("## Summary") < md.index("## Variants") < md.index("### All questions")
+    para = next(v for v in report["variants"] if v["name"] == "paragraph")
+    es = para["by_language"]["es"]["metrics"]
+    row = f"| paragraph | es | {para['by_language']['es']['mean_chunk_chars']:.0f} | " + " | ".join(
+        f"{es[n]['value']:.3f}" for n in ("ndcg@10", "ndcg@2000c", "ndcg@4000c")
+    )
+    assert row in md

@@ -54,6 +54,29 @@ def _header(report: dict[str, Any]) -> list[str]:
     ]
 
 
+def _summary(report: dict[str, Any]) -> list[str]:
+    """The short table the report leads with: per variant and language, NDCG@10
+    and NDCG within each budget, with the mean chunk length beside them."""
+    budgets = [n for n in report["metric_names"] if n.startswith("ndcg@") and n.endswith("c")]
+    heads = ["NDCG@10", *(f"NDCG within {n[5:-1]} chars" for n in budgets)]
+    lines = [
+        "## Summary",
+        "",
+        "| variant | language | mean chars | " + " | ".join(heads) + " |",
+        "|---|---|---:|" + "---:|" * len(heads),
+    ]
+    for v in report["variants"]:
+        blocks = [("all", v["metrics"], v["mean_chunk_chars"])]
+        if len(v["by_language"]) > 1:
+            blocks += [
+                (lang, b["metrics"], b["mean_chunk_chars"]) for lang, b in v["by_language"].items()
+            ]
+        for lang, metrics, mean_len in blocks:
+            cells = " | ".join(_f(metrics[n]["value"]) for n in ["ndcg@10", *budgets])
+            lines.append(f"| {v['name']} | {lang} | {mean_len:.0f} | {cells} |")
+    return [*lines, ""]
+
+
 def _variants(report: dict[str, Any]) -> list[str]:
     lines = [
         "## Variants",
@@ -173,5 +196,13 @@ def _markers_and_time(report: dict[str, Any]) -> list[str]:
 
 def render_markdown(report: dict[str, Any]) -> str:
     """The report as Markdown: one renderer per section."""
-    sections = (_header, _variants, _metric_tables, _lifts, _peer_lifts, _markers_and_time)
+    sections = (
+        _header,
+        _summary,
+        _variants,
+        _metric_tables,
+        _lifts,
+        _peer_lifts,
+        _markers_and_time,
+    )
     return "\n".join(line for render in sections for line in render(report))
