@@ -56,6 +56,12 @@ def test_tools_ingest_search_stats(tmp_path: Path) -> None:
             assert not error and hits[0]["source_id"] == "alma" and "peca morirá" in hits[0]["text"]
             assert hits[0]["metadata"]["chunker"] == "semantic"
             assert hits[0]["id"] in [e["id"] for e in hits[0]["expanded"]]
+            assert [e["id"] for e in hits[0]["expanded"] if e["is_hit"]] == [hits[0]["id"]]
+            # every store hit is accounted for: delivered, or folded into a delivered one
+            error, three = await c.call("search", query="el alma que peca morirá", k=3, mode="bm25")
+            assert not error and all(isinstance(h["folded"], list) for h in three)
+            delivered = {e["id"] for h in three for e in h["expanded"]}
+            assert all(f in delivered for h in three for f in h["folded"])
             error, stats = await c.call("stats")
             assert not error and stats["chunks"] == 6 and stats["chunkers"] == {"semantic": 6}
             # an explicit chunker beats the session's choice

@@ -110,13 +110,19 @@ def _chunk(c: Chunk) -> dict[str, Any]:
     return {"id": c.id, "source_id": c.source_id, "text": c.text}
 
 
-def _hit(hit: Any) -> dict[str, Any]:
+def _hit(hit: Any, folded: list[str]) -> dict[str, Any]:
+    """One delivered hit, shaped as ``jw rag search --json`` shapes it: ``expanded``
+    holds every chunk delivered for the hit in reading order (``is_hit`` marks
+    the hit's own), ``folded`` the ids of store hits delivered inside it."""
     return {
         "rank": hit.rank,
         "score": hit.score,
         **_chunk(hit.chunk),
         "metadata": dict(hit.chunk.metadata),
-        "expanded": [{"id": c.id, "text": c.text} for c in hit.expanded],
+        "expanded": [
+            {"id": c.id, "is_hit": c.id == hit.chunk.id, "text": c.text} for c in hit.expanded
+        ],
+        "folded": folded,
     }
 
 
@@ -253,7 +259,7 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
         filters = {key: value for key, value in named.items() if value is not None}
         store = setup.holder.get(existing=True)
         hits = retrieve(store, query, k, mode=mode, expand=expand, filters=filters or None)
-        return [_hit(h) for h in hits]
+        return [_hit(h, hits.folded_into(h.rank)) for h in hits]
 
     @server.tool(annotations=READ)
     @_tool_errors
