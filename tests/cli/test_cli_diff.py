@@ -90,3 +90,13 @@ def test_page_renders_in_headless_chromium(
     # both box fills and the header's dark blue are on screen
     for rgb in (b"\xe6\xf0\xfb", b"\xfd\xf1\xdc", b"\x1f\x3a\x5f"):
         assert rgb in colours
+
+
+def test_a_spec_with_several_options_is_one_column(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
+) -> None:
+    src = corpus / "en" / "soul.html"
+    spec = "semantic:target_chars=1200,overflow=0.2"
+    page = _write_diff(capsys, src, tmp_path / "d.html", f"paragraph,{spec}")
+    chunks = chunk_document(load_documents(src)[0], chunker=spec)
+    assert f"<b>{spec}</b><span>{len(chunks)} chunks" in page

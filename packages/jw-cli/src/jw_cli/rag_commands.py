@@ -21,6 +21,7 @@ from jw_cli.options import (
     opened_store,
 )
 from jw_cli.views import chunk_dict, chunks_table, delivery_dicts, hits_table, stats_table
+from jw_rag.chunkers import split_chunker_specs
 from jw_rag.config import default_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
@@ -185,7 +186,7 @@ def diff(
 
     Example: jw rag diff soul.html --chunkers paragraph,semantic:target_chars=800 --html diff.html
     """
-    names = [check_chunker(n) for n in chunkers.split(",") if n.strip()]
+    names = [check_chunker(n) for n in split_chunker_specs(chunkers)]
     if not names:
         raise ConfigError("--chunkers is empty: give names such as paragraph,semantic")
     docs = load_documents(source)

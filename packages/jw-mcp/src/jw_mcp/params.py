@@ -22,6 +22,7 @@ __all__ = [
     "ChunkId",
     "ChunkerChoice",
     "ChunkerName",
+    "ChunkerOptions",
     "ExpandParam",
     "FilePath",
     "K",
@@ -49,6 +50,14 @@ ChunkerName = Annotated[_Chunkers, Field(description="Chunker name, e.g. 'paragr
 ChunkerChoice = Annotated[
     _Chunkers | None,
     Field(description="Chunker for this ingest; omit to use the connection's (get_chunker)."),
+]
+ChunkerOptions = Annotated[
+    dict[str, str | int | float | bool] | None,
+    Field(
+        description="Options for the chunker, as its constructor takes them, e.g. "
+        "{'target_chars': 800} with 'semantic' or {'max_chars': 600} with 'paragraph' "
+        "(the spec 'semantic:target_chars=800' elsewhere); omit for the defaults.",
+    ),
 ]
 LanguageChoice = Annotated[
     _Languages | None,

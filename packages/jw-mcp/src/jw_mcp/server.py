@@ -35,6 +35,7 @@ from jw_mcp.params import (
     READ,
     ChunkerChoice,
     ChunkerName,
+    ChunkerOptions,
     ChunkId,
     ExpandParam,
     FilePath,
@@ -100,10 +101,13 @@ def _result(r: IngestResult) -> dict[str, Any]:
     }
 
 
-def _chunker(ctx: Context, chunker: str | None) -> str:
+def _chunker(ctx: Context, chunker: str | None, options: dict[str, Any] | None = None) -> str:
+    """The chunker spec an ingest uses: the one named (with ``options``), else
+    the connection's choice (``options`` added to it)."""
     if chunker is not None:
-        return sessions.valid_chunker(chunker)
-    return sessions.choice(sessions.connection_state(ctx))["chunker"]
+        return sessions.valid_chunker(chunker, options)
+    chosen = sessions.choice(sessions.connection_state(ctx))["chunker"]
+    return sessions.valid_chunker(chosen, options) if options else chosen
 
 
 def _chunk(c: Chunk) -> dict[str, Any]:
@@ -140,6 +144,7 @@ def _single_source_tool(
         language: LanguageChoice = None,
         source_id: SourceId = None,
         replace: Replace = False,
+        chunker_options: ChunkerOptions = None,
     ) -> dict[str, Any]:
         source = confined_source(url_or_path, setup.roots)
         if source.lower().startswith(("http://", "https://")) and not setup.allow_private_urls:
@@ -147,7 +152,7 @@ def _single_source_tool(
         result = function(
             setup.holder.get(),
             source,
-            chunker=_chunker(ctx, chunker),
+            chunker=_chunker(ctx, chunker, chunker_options),
             language=language,
             source_id=source_id,
             replace=replace,
@@ -174,6 +179,7 @@ def _many_sources_tool(
         language: LanguageChoice = None,
         source_id: SourceId = None,
         replace: Replace = False,
+        chunker_options: ChunkerOptions = None,
     ) -> list[dict[str, Any]]:
         named: dict[str, Any] = {}
         if function_name == "ingest_epub":
@@ -184,7 +190,7 @@ def _many_sources_tool(
                 "from the file's content"
             )
         file = str(confined_path(path, setup.roots))
-        chosen = _chunker(ctx, chunker)
+        chosen = _chunker(ctx, chunker, chunker_options)
         results = function(setup.holder.get(), file, chunker=chosen, language=language, **named)
         return [_result(r) for r in results]
 
@@ -215,9 +221,12 @@ _INGEST_DOC = (
 def _add_chunker_tools(server: MCPServer) -> None:
     @server.tool(annotations=annotations(read_only=False))
     @_tool_errors
-    def set_chunker(name: ChunkerName, ctx: Context) -> dict[str, str]:
-        """Choose the chunker this connection's ingest tools use (see get_chunker)."""
-        return sessions.set_choice(sessions.connection_state(ctx), name)
+    def set_chunker(
+        name: ChunkerName, ctx: Context, options: ChunkerOptions = None
+    ) -> dict[str, str]:
+        """Choose the chunker (and its options) this connection's ingest tools use
+        (see get_chunker)."""
+        return sessions.set_choice(sessions.connection_state(ctx), name, options)
 
     @server.tool(annotations=READ)
     @_tool_errors

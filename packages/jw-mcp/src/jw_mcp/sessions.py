@@ -10,10 +10,10 @@ process's own state is used. The default is ``$JW_CHUNKER``, else
 from __future__ import annotations
 
 import os
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from jw_rag.chunkers import available_chunkers
+from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 from jw_rag.chunkers.registry import DEFAULT_CHUNKER, ENV_VAR
 from jw_rag.errors import ConfigError
 
@@ -31,12 +31,16 @@ def connection_state(ctx: Any) -> MutableMapping[str, Any]:
     return state if isinstance(state, MutableMapping) else _PROCESS_STATE
 
 
-def valid_chunker(name: str) -> str:
-    chosen = name.strip().lower()
+def valid_chunker(name: str, options: Mapping[str, Any] | None = None) -> str:
+    """The chunker spec ``name`` (``"semantic"`` or ``"semantic:target_chars=800"``)
+    with ``options`` added, normalised; an unknown name is a one-line ConfigError
+    (option values are checked when the chunker is built)."""
+    chosen, parsed = parse_chunker_spec(name)
     valid = available_chunkers()
     if chosen not in valid:
         raise ConfigError(f"unknown chunker {name!r}; valid names: {', '.join(valid)}")
-    return chosen
+    merged = {**parsed, **(options or {})}
+    return chosen + (":" + ",".join(f"{k}={v}" for k, v in merged.items()) if merged else "")
 
 
 def default_chunker() -> tuple[str, str]:
@@ -53,6 +57,8 @@ def choice(state: MutableMapping[str, Any]) -> dict[str, str]:
     return {"chunker": name, "source": source}
 
 
-def set_choice(state: MutableMapping[str, Any], name: str) -> dict[str, str]:
-    state[_KEY] = valid_chunker(name)
+def set_choice(
+    state: MutableMapping[str, Any], name: str, options: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    state[_KEY] = valid_chunker(name, options)
     return choice(state)

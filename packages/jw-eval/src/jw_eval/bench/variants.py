@@ -86,15 +86,9 @@ def _parse_body(label: str, body: str) -> VariantSpec:
 def parse_variants(text: str) -> list[VariantSpec]:
     """Parse ``--variants``: comma-separated specs; ``key=val`` parts after a
     ``name:`` belong to the preceding variant."""
-    specs: list[str] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        if "=" in part and ":" not in part.split("=")[0] and specs:
-            specs[-1] += "," + part
-        else:
-            specs.append(part)
-    out = [parse_variant(s) for s in specs]
+    from jw_rag.chunkers import split_chunker_specs
+
+    out = [parse_variant(s) for s in split_chunker_specs(text)]
     labels = [v.label for v in out]
     if len(set(labels)) != len(labels):
         raise ConfigError(f"variants lists a variant twice: {', '.join(labels)}")

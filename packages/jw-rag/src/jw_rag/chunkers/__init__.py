@@ -19,6 +19,7 @@ from jw_rag.chunkers.registry import (
     get_chunker,
     parse_chunker_spec,
     register_chunker,
+    split_chunker_specs,
 )
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.chunkers.structure_chunker import StructureChunker
@@ -49,5 +50,6 @@ __all__ = [
     "load_markers",
     "marker_languages",
     "parse_chunker_spec",
+    "split_chunker_specs",
     "register_chunker",
 ]

@@ -82,6 +82,25 @@ def _option_value(raw: str) -> Any:
     return raw
 
 
+def split_chunker_specs(text: str) -> list[str]:
+    """A comma-separated list of specs, where commas also separate one spec's
+    options: a ``key=value`` part that names no chunker belongs to the spec
+    before it.
+
+    >>> split_chunker_specs("paragraph, semantic:target_chars=800,overflow=0.2,page")
+    ['paragraph', 'semantic:target_chars=800,overflow=0.2', 'page']
+    """
+    specs: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if "=" in part and ":" not in part.split("=")[0] and specs:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
 def parse_chunker_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"name:key=value,..."`` as ``(name, options)``: the name lowercased, the
     values typed (module docstring). The name is not checked here
