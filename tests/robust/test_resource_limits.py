@@ -93,6 +93,13 @@ def test_an_archive_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
 
 class _Slow(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        redirects = {"/start": "/private", "/to-file": "file:///etc/passwd", "/loop": "/loop"}
+        if self.path in redirects:
+            self.send_response(302)
+            self.send_header("Location", redirects[self.path])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if self.path == "/bomb":
             body = gzip.compress(b"<p>" + b"a" * (8 * 1024 * 1024) + b"</p>")
             self.send_response(200)
@@ -188,3 +195,27 @@ def test_absurd_k_and_window_are_refused(tmp_path: Path) -> None:
         with pytest.raises(ConfigError) as info:
             call()
         assert "from 0 to" in _one_line(info.value)
+
+
+def test_every_redirect_hop_is_checked_and_bounded(tmp_path: Path, server: str) -> None:
+    from jw_rag.ingest import checking_urls
+
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    seen: list[str] = []
+
+    def refuse_private(url: str) -> None:
+        seen.append(url)
+        if "/private" in url:
+            raise ConfigError(f"{url}: refused by the caller's policy")
+
+    with checking_urls(refuse_private), pytest.raises(ConfigError) as info:
+        ingest_article(store, f"{server}/start")
+    assert "/private: refused" in _one_line(info.value)
+    assert seen == [f"{server}/start", f"{server}/private"]  # the redirect was checked too
+    with pytest.raises(IngestError) as info:
+        ingest_article(store, f"{server}/to-file")  # only http(s) is followed
+    assert "cannot be fetched" in _one_line(info.value)
+    with pytest.raises(IngestError) as info:
+        ingest_article(store, f"{server}/loop")
+    assert "cannot be fetched" in _one_line(info.value)
+    assert store.stats()["chunks"] == 0

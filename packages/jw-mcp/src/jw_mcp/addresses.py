@@ -1,8 +1,11 @@
 """Refusing URLs whose host is a private, loopback or link-local address.
 
-The check resolves the URL's host once, before the ingest tool fetches it; an
-address that is not globally routable (``ipaddress``'s ``is_global``) is
-refused. A host that does not resolve is left to the fetch, which reports it.
+The ingest tools run this check on every request a fetch makes, the URL given
+and each redirect it follows (:func:`jw_rag.ingest.checking_urls`), so a
+public page that redirects to a private address is refused at that hop. The
+host is resolved and an address that is not globally routable
+(``ipaddress``'s ``is_global``) is refused. A host that does not resolve is
+left to the fetch, which reports it.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -58,7 +59,7 @@ from jw_mcp.roots import allowed_roots, confined_path, confined_source
 from jw_rag.chunk_context import chunk_with_neighbours
 from jw_rag.defaults import DEFAULT_EXPANSION, DEFAULT_K, DEFAULT_SEARCH_MODE
 from jw_rag.errors import ConfigError, JwRagError
-from jw_rag.ingest import IngestResult
+from jw_rag.ingest import IngestResult, checking_urls
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve
 from jw_rag.source_list import list_sources as source_page
@@ -147,16 +148,16 @@ def _single_source_tool(
         chunker_options: ChunkerOptions = None,
     ) -> dict[str, Any]:
         source = confined_source(url_or_path, setup.roots)
-        if source.lower().startswith(("http://", "https://")) and not setup.allow_private_urls:
-            refuse_private_host(source)
-        result = function(
-            setup.holder.get(),
-            source,
-            chunker=_chunker(ctx, chunker, chunker_options),
-            language=language,
-            source_id=source_id,
-            replace=replace,
-        )
+        guard = nullcontext() if setup.allow_private_urls else checking_urls(refuse_private_host)
+        with guard:  # every hop of a fetch, redirects included
+            result = function(
+                setup.holder.get(),
+                source,
+                chunker=_chunker(ctx, chunker, chunker_options),
+                language=language,
+                source_id=source_id,
+                replace=replace,
+            )
         return _result(result)
 
     tool.__doc__ = doc

@@ -29,6 +29,9 @@ import io
 import re
 import time
 import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -39,9 +42,12 @@ from jw_rag.errors import IngestError
 
 __all__ = [
     "FETCH_DEADLINE",
+    "UrlCheck",
+    "checking_urls",
     "FETCH_RETRIES",
     "FETCH_TIMEOUT",
     "MAX_RATIO",
+    "MAX_REDIRECTS",
     "MAX_SOURCE_BYTES",
     "MAX_UNPACKED_BYTES",
     "Loaded",
@@ -62,12 +68,31 @@ FETCH_TIMEOUT = 20.0
 FETCH_RETRIES = 2
 #: Seconds a whole fetch may take (connection, redirects and body).
 FETCH_DEADLINE = 60.0
+#: Redirects one fetch follows (http and https only) before it gives up.
+MAX_REDIRECTS = 10
 #: The largest source read or fetched, in bytes.
 MAX_SOURCE_BYTES = 256 * 1024 * 1024
 #: The most an archive's members may unpack to, in bytes, in all.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 #: The highest unpacked-to-packed ratio of an archive member worth reading.
 MAX_RATIO = 200
+
+
+#: A check run on every URL a fetch requests, redirects included; it raises to refuse one.
+UrlCheck = Callable[[str], None]
+_URL_CHECK: ContextVar[UrlCheck | None] = ContextVar("jw_rag_url_check", default=None)
+
+
+@contextmanager
+def checking_urls(check: UrlCheck) -> Iterator[None]:
+    """Within the block, every request a fetch makes (the URL given and each
+    redirect it follows) goes through ``check`` first; a server that answers
+    with a redirect to a refused address is refused at that hop."""
+    token = _URL_CHECK.set(check)
+    try:
+        yield
+    finally:
+        _URL_CHECK.reset(token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,9 +179,15 @@ def fetch_url(url: str) -> Loaded:
     :data:`FETCH_DEADLINE` seconds)."""
     transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
     deadline = time.monotonic() + FETCH_DEADLINE
+    check = _URL_CHECK.get()
+    hooks = {"request": [lambda request: check(str(request.url))]} if check else {}
     try:
         with httpx.Client(
-            timeout=FETCH_TIMEOUT, follow_redirects=True, transport=transport
+            timeout=FETCH_TIMEOUT,
+            follow_redirects=True,
+            max_redirects=MAX_REDIRECTS,
+            transport=transport,
+            event_hooks=hooks,
         ) as client, client.stream("GET", url) as response:
             _check_status(url, response)
             data = _read_body(url, response, deadline)

@@ -1,0 +1,60 @@
+"""URL ingestion over MCP: a redirect to ``file://``, a redirect loop and a
+page past the deadline are one-line tool errors; the session stays usable."""
+
+from __future__ import annotations
+
+import http.server
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
+from mcp_client import connect  # noqa: E402
+
+
+class _Pages(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path in ("/to-file", "/loop"):
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd" if self.path == "/to-file" else "/loop")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<html><body><article><p data-pid='1'>A real page.</p></article></body></html>")
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_bad_redirects_are_one_line_errors_and_the_session_goes_on(
+    tmp_path: Path, server: str
+) -> None:
+    async def scenario() -> None:
+        async with connect(tmp_path, "--allow-private-urls") as c:
+            started = time.monotonic()
+            for path in ("/to-file", "/loop"):
+                error, message = await c.call("ingest_article", url_or_path=f"{server}{path}")
+                assert error and "\n" not in message and "cannot be fetched" in message
+            assert time.monotonic() - started < 30
+            error, result = await c.call("ingest_article", url_or_path=f"{server}/page")
+            assert not error and result["chunks"] == 1
+            error, stats = await c.call("stats")
+            assert not error and stats["sources"] == 1
+
+    anyio.run(scenario)
