@@ -1,5 +1,7 @@
-"""URL ingestion over MCP: a redirect to ``file://``, a redirect loop and a
-page past the deadline are one-line tool errors; the session stays usable."""
+"""URL ingestion over MCP: a redirect to ``file://``, a redirect loop, a body
+over the size cap and a page still arriving at the deadline are one-line tool
+errors; the session stays usable. The server runs with a 64 KiB cap and a
+1 s deadline (set before it starts) so the test stays fast."""
 
 from __future__ import annotations
 
@@ -28,10 +30,30 @@ class _Pages(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.end_headers()
-        self.wfile.write(b"<html><body><article><p data-pid='1'>A real page.</p></article></body></html>")
+        if self.path == "/big":
+            self.wfile.write(b"<html><body><p>" + b"a" * 200_000 + b"</p></body></html>")
+        elif self.path == "/slow":
+            try:
+                for _ in range(60):
+                    self.wfile.write(b"<p>slow</p>")
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass
+        else:
+            self.wfile.write(
+                b"<html><body><article><p data-pid='1'>A real page.</p></article></body></html>"
+            )
 
     def log_message(self, *_args: object) -> None:
         pass
+
+
+LIMITS = (
+    "import jw_rag.ingest._source as source\n"
+    "source.MAX_SOURCE_BYTES = 64 * 1024\n"
+    "source.FETCH_DEADLINE = 1.0"
+)
 
 
 @pytest.fixture
@@ -46,11 +68,16 @@ def test_bad_redirects_are_one_line_errors_and_the_session_goes_on(
     tmp_path: Path, server: str
 ) -> None:
     async def scenario() -> None:
-        async with connect(tmp_path, "--allow-private-urls") as c:
+        async with connect(tmp_path, "--allow-private-urls", prelude=LIMITS) as c:
             started = time.monotonic()
-            for path in ("/to-file", "/loop"):
+            for path, words in (
+                ("/to-file", "cannot be fetched"),
+                ("/loop", "cannot be fetched"),
+                ("/big", "larger than 64 KiB"),
+                ("/slow", "still downloading after 1 s"),
+            ):
                 error, message = await c.call("ingest_article", url_or_path=f"{server}{path}")
-                assert error and "\n" not in message and "cannot be fetched" in message
+                assert error and "\n" not in message and words in message, (path, message)
             assert time.monotonic() - started < 30
             error, result = await c.call("ingest_article", url_or_path=f"{server}/page")
             assert not error and result["chunks"] == 1

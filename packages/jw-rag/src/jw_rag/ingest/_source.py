@@ -147,7 +147,7 @@ def read_path(path: str | Path) -> Loaded:
 
 
 def _mib(n: int) -> str:
-    return f"{n // (1024 * 1024)} MiB"
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
 
 
 def check_archive(data: bytes, name: str) -> None:
