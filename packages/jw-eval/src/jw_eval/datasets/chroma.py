@@ -71,6 +71,18 @@ class _Mapper:
         b = self.doc_starts[j] + end_off
         return ExpectedSpan(self.doc_id, a, b) if b > a else None
 
+    def spans(self, pairs: list[tuple[int, int]], stats: Counter[str]) -> list[ExpectedSpan]:
+        """Each ``(start, end)`` file range as a span; ranges that map to
+        nothing are counted as ``references_unmappable`` and left out."""
+        out = []
+        for start, end in pairs:
+            s = self.span(start, end)
+            if s is None:
+                stats["references_unmappable"] += 1
+            else:
+                out.append(s)
+        return out
+
 
 def given_language(language: str | None) -> str | None:
     """``language`` normalised (``None`` or ``"auto"``: detect per document)."""
@@ -123,13 +135,8 @@ def load_chroma(root: str | Path, *, language: str | None = None) -> Dataset:
                 refs = json.loads(row["references"])
             except (KeyError, ValueError) as exc:
                 raise IngestError(f"{csv_path} row {row_no}: bad references JSON: {exc}") from exc
-            spans = []
-            for ref in refs:
-                s = mappers[corpus_id].span(int(ref["start_index"]), int(ref["end_index"]))
-                if s is None:
-                    stats["references_unmappable"] += 1
-                else:
-                    spans.append(s)
+            pairs = [(int(r["start_index"]), int(r["end_index"])) for r in refs]
+            spans = mappers[corpus_id].spans(pairs, stats)
             if not spans:
                 stats["questions_dropped"] += 1
                 continue

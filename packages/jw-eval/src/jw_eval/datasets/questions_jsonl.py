@@ -81,13 +81,8 @@ def load_questions_jsonl(
                 continue
             documents[doc_id], mappers[doc_id] = read_corpus_file(found, lang or only)
         doc = documents[doc_id]
-        spans = []
-        for ref in rec["references"]:
-            s = mappers[doc_id].span(int(ref["start"]), int(ref["end"]))
-            if s is None:
-                stats["references_unmappable"] += 1
-            else:
-                spans.append(s)
+        pairs = [(int(r["start"]), int(r["end"])) for r in rec["references"]]
+        spans = mappers[doc_id].spans(pairs, stats)
         if not spans:
             stats["questions_dropped"] += 1
             continue
