@@ -75,6 +75,7 @@ from jw_rag.defaults import (
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk
 from jw_rag.segments import best_run, run_values
+from jw_rag.store._rows import embed_text
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.windows import members
 
@@ -363,15 +364,10 @@ def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str
     reader = getattr(store, "vectors", None)
     vectors = dict(reader(list(by_id))) if reader is not None else {}
     missing = [c for i, c in by_id.items() if i not in vectors]
-    fresh = embedder.embed([query, *(_embedded_text(c) for c in missing)])
+    fresh = embedder.embed([query, *(embed_text(c) for c in missing)])
     vectors.update(zip((c.id for c in missing), fresh[1:], strict=True))
     query_vector = np.asarray(fresh[0], dtype=np.float32)
     return {i: float(np.asarray(vectors[i], dtype=np.float32) @ query_vector) for i in by_id}
-
-
-def _embedded_text(chunk: Chunk) -> str:
-    prefix = chunk.metadata.get("embed_prefix")
-    return f"{prefix}\n{chunk.text}" if prefix else chunk.text
 
 
 def _threshold(sim: Mapping[str, float], hits: Sequence[SearchHit], limit: int | None) -> float:
