@@ -18,7 +18,7 @@ from jw_rag.model import Chunk
 from jw_rag.retrieve import EXPANSIONS, Expansion, delivery_order, expand_hits
 from jw_rag.store.protocol import SearchHit, Store
 
-__all__ = ["EXPANSIONS", "Expansion", "delivered_chunks", "paid_order"]
+__all__ = ["EXPANSIONS", "Expansion", "deliver", "delivered_chunks", "paid_order"]
 
 
 def paid_order(delivered: Sequence[SearchHit]) -> list[list[Chunk]]:
@@ -27,18 +27,30 @@ def paid_order(delivered: Sequence[SearchHit]) -> list[list[Chunk]]:
     return [delivery_order(h.chunk, h.expanded or [h.chunk]) for h in delivered]
 
 
+def deliver(
+    store: Store,
+    hits: Sequence[SearchHit],
+    expand: str,
+    query: str | None = None,
+    limit: int | None = None,
+) -> list[SearchHit]:
+    """The hits ``expand_hits`` delivers with the bench's caps lifted (no
+    context budget, a parent allowed per hit), at most ``limit`` of them."""
+    return expand_hits(
+        store,
+        hits,
+        expand=expand,
+        query=query,
+        max_parents=max(1, limit or len(hits)),
+        max_context_tokens=None,
+        limit=limit,
+    )
+
+
 def delivered_chunks(
     store: Store, hits: Sequence[SearchHit], expand: str, query: str | None = None
 ) -> list[list[Chunk]]:
     """Per delivered hit, its chunks in the order a budget pays for them (the
     hit, then its context nearest first). A hit whose chunks were all
     delivered for a better-ranked hit is left out (it adds nothing)."""
-    delivered_hits = expand_hits(
-        store,
-        hits,
-        expand=expand,
-        query=query,
-        max_parents=max(1, len(hits)),
-        max_context_tokens=None,
-    )
-    return paid_order(delivered_hits)
+    return paid_order(deliver(store, hits, expand, query))

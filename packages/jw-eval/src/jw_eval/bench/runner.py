@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jw_eval.bench.chunking import VariantChunker, chunk_range
-from jw_eval.bench.expansion import paid_order
+from jw_eval.bench.expansion import deliver, paid_order
 from jw_eval.bench.measures import Measure, measures
 from jw_eval.bench.scoring import score_query
 from jw_eval.bench.variants import VariantSpec
@@ -38,7 +38,7 @@ from jw_rag.defaults import (
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
-from jw_rag.retrieve import expand_hits, search_depth
+from jw_rag.retrieve import search_depth
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.windows import window_units
 
@@ -163,10 +163,7 @@ def _search(
         raw = store.search(
             q.query, search_depth(config.k), mode=config.retriever, filters=filters  # type: ignore[arg-type]
         )
-        delivered = expand_hits(
-            store, raw, expand=expand, query=q.query, max_parents=config.k,
-            max_context_tokens=None, limit=config.k,
-        )
+        delivered = deliver(store, raw, expand, q.query, config.k)
         out.append((q, raw[: config.k], delivered))
         advance(1)
     return out
