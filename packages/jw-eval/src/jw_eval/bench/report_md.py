@@ -15,6 +15,12 @@ def _f(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
+def _lift(d: dict[str, Any]) -> str:
+    """A lift and its CI95 as two table cells, in percent."""
+    lo, hi = d["ci95"]
+    return f"{d['lift'] * 100:+.1f}% | [{lo * 100:+.1f}%, {hi * 100:+.1f}%]"
+
+
 def _ndcg(block: dict[str, Any], name: str = "ndcg@10") -> str:
     e = block[name]
     if "ci95" not in e:
@@ -137,8 +143,7 @@ def _lifts(report: dict[str, Any]) -> list[str]:
         for key, per_lang in table.items():
             for lang, d in per_lang.items():
                 lines.append(
-                    f"| {key} | {d['metric']} | {lang} | {d['n']} | {d['lift'] * 100:+.1f}% | "
-                    f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] | "
+                    f"| {key} | {d['metric']} | {lang} | {d['n']} | {_lift(d)} | "
                     f"{d.get('gate', '–')} |"
                 )
     gate = report["gate"]
@@ -166,8 +171,7 @@ def _peer_lifts(report: dict[str, Any]) -> list[str]:
             for lang, d in per_lang.items():
                 lines.append(
                     f"| {variant} | {metric} | {lang} | {d['n']} | {_f(d['value'])} | "
-                    f"{d['peer']} | {_f(d['peer_value'])} | {d['lift'] * 100:+.1f}% | "
-                    f"[{d['ci95'][0] * 100:+.1f}%, {d['ci95'][1] * 100:+.1f}%] |"
+                    f"{d['peer']} | {_f(d['peer_value'])} | {_lift(d)} |"
                 )
     lines.append("")
     return lines
