@@ -64,7 +64,7 @@ def test_kwargs_reach_the_constructor():
 
 
 def test_unknown_names_list_valid_ones(monkeypatch):
-    with pytest.raises(ValueError, match=r"unknown embedder 'bert'; valid names: use, fake"):
+    with pytest.raises(ValueError, match=r"unknown embedder 'bert'; valid names: use, e5\[:enpt\], fake"):
         get_embedder("bert")
     monkeypatch.setenv("JW_EMBEDDER", "nope")
     with pytest.raises(ConfigError, match=r"'nope' \(from \$JW_EMBEDDER\)"):

@@ -72,6 +72,7 @@ from jw_rag.defaults import (
     Expansion,
     SearchMode,
 )
+from jw_rag.embed.protocol import embed_queries
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk
 from jw_rag.segments import best_run, run_values
@@ -364,9 +365,10 @@ def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str
     reader = getattr(store, "vectors", None)
     vectors = dict(reader(list(by_id))) if reader is not None else {}
     missing = [c for i, c in by_id.items() if i not in vectors]
-    fresh = embedder.embed([query, *(embed_text(c) for c in missing)])
-    vectors.update(zip((c.id for c in missing), fresh[1:], strict=True))
-    query_vector = np.asarray(fresh[0], dtype=np.float32)
+    if missing:
+        fresh = embedder.embed([embed_text(c) for c in missing])
+        vectors.update(zip((c.id for c in missing), fresh, strict=True))
+    query_vector = np.asarray(embed_queries(embedder, [query])[0], dtype=np.float32)
     return {i: float(np.asarray(vectors[i], dtype=np.float32) @ query_vector) for i in by_id}
 
 

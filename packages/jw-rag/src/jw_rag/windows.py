@@ -85,7 +85,9 @@ def _window(run: Sequence[Chunk], paragraphs: Sequence[str | Paragraph] | None) 
             meta[key] = first.metadata[key]
     if pages:
         meta["pages"] = pages
-    return Chunk(id=f"{first.source_id}:w{digest}", text=text, source_id=first.source_id, metadata=meta)
+    return Chunk(
+        id=f"{first.source_id}:w{digest}", text=text, source_id=first.source_id, metadata=meta
+    )
 
 
 def window_units(

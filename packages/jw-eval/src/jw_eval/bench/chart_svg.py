@@ -54,7 +54,9 @@ def _bar(x: float, colour: str, est: dict[str, Any], title: str) -> list[str]:
 
 
 def _panel(panel: _Panel, variants: list[dict[str, Any]]) -> list[str]:
-    parts = [f'<text x="{panel.left}" y="{_PAD_T - 12}" font-size="12">{escape(panel.measure)}</text>']
+    parts = [
+        f'<text x="{panel.left}" y="{_PAD_T - 12}" font-size="12">{escape(panel.measure)}</text>'
+    ]
     for t in range(0, 11, 2):
         parts.append(
             f'<line x1="{panel.left}" x2="{panel.left + panel.width}" y1="{_y(t / 10):.1f}" '
@@ -94,7 +96,11 @@ def ndcg_chart(report: dict[str, Any]) -> str:
     groups = ["all", *sorted({lang for v in variants for lang in v["by_language"]})]
     if len(groups) == 2:  # one language: "all" says the same thing
         groups = groups[1:]
-    names = [n for n in report["metric_names"] if n == "ndcg@10" or (n.startswith("ndcg@") and n.endswith("c"))]
+    names = [
+        n
+        for n in report["metric_names"]
+        if n == "ndcg@10" or (n.startswith("ndcg@") and n.endswith("c"))
+    ]
     panels, left = [], float(_PAD_L)
     for name in names:
         panels.append(_Panel(name, left, tuple(groups), len(variants)))
@@ -107,7 +113,9 @@ def ndcg_chart(report: dict[str, Any]) -> str:
         f"was delivered within each budget ({escape(str(report['dataset']['name']))})</text>",
     ]
     for t in range(0, 11, 2):
-        parts.append(f'<text x="{_PAD_L - 6}" y="{_y(t / 10) + 4:.1f}" text-anchor="end">{t / 10:.1f}</text>')
+        parts.append(
+            f'<text x="{_PAD_L - 6}" y="{_y(t / 10) + 4:.1f}" text-anchor="end">{t / 10:.1f}</text>'
+        )
     for panel in panels:
         parts += _panel(panel, variants)
     parts += [*_legend(variants, left), "</svg>"]

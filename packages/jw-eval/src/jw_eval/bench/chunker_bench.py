@@ -90,7 +90,7 @@ from jw_rag.defaults import (
     DEFAULT_SEARCH_MODE,
     DEFAULT_WINDOW_CHARS,
 )
-from jw_rag.embed.protocol import Embedder
+from jw_rag.embed.protocol import Embedder, embed_queries
 from jw_rag.errors import ConfigError
 
 __all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
@@ -240,7 +240,7 @@ def run_chunker_bench(
     t0 = time.perf_counter()
     if config.retriever != "bm25":
         # One batch up front: the embedding cache then answers each search.
-        embedder.embed([q.query for q in dataset.queries])
+        embed_queries(embedder, [q.query for q in dataset.queries])
     embed_queries_s = time.perf_counter() - t0
     runs = run_variants(
         dataset, specs, embedder, config, store_factory=store_factory, progress=progress

@@ -50,7 +50,9 @@ def measures(k: int, budgets: Sequence[int]) -> tuple[Measure, ...]:
     for c in cutoffs:
         out += [Measure("hit", "hits", c), Measure("recall", "hits", c)]
     for c in cutoffs:
-        out += [Measure(kind, "delivered", c) for kind in ("char_recall", "char_precision", "char_iou")]
+        out += [
+            Measure(kind, "delivered", c) for kind in ("char_recall", "char_precision", "char_iou")
+        ]
     out.append(Measure("complete", "delivered", k))
     for b in budgets:
         out += [

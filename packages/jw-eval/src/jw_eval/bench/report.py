@@ -190,7 +190,9 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         def lifts(table: LiftTable) -> dict[str, Any]:
-            return {key: {lang: d.to_dict() for lang, d in per.items()} for key, per in table.items()}
+            return {
+                key: {lang: d.to_dict() for lang, d in per.items()} for key, per in table.items()
+            }
 
         return {
             "schema_version": SCHEMA_VERSION,

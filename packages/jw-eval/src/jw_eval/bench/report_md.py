@@ -107,7 +107,10 @@ def _metric_tables(report: dict[str, Any]) -> list[str]:
     variants = report["variants"]
     lines = _table(
         "All questions",
-        [(v["name"], v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}") for v in variants],
+        [
+            (v["name"], v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}")
+            for v in variants
+        ],
         names,
     )
     langs = sorted({lang for v in variants for lang in v["by_language"]})
@@ -119,7 +122,12 @@ def _metric_tables(report: dict[str, Any]) -> list[str]:
         ]
         lines += _table(f"Language {lang}", rows, names)
     multi = [
-        (v["name"], v["multi_span"]["n"], v["multi_span"]["metrics"], f"{v['mean_chunk_chars']:.0f}")
+        (
+            v["name"],
+            v["multi_span"]["n"],
+            v["multi_span"]["metrics"],
+            f"{v['mean_chunk_chars']:.0f}",
+        )
         for v in variants
         if v["multi_span"]["n"]
     ]

@@ -64,7 +64,9 @@ class BenchConfig:
         if self.k < 1:
             raise ConfigError(f"k must be >= 1, got {self.k}")
         if self.retriever not in SEARCH_MODES:
-            raise ConfigError(f"unknown retriever {self.retriever!r}: use {', '.join(SEARCH_MODES)}")
+            raise ConfigError(
+                f"unknown retriever {self.retriever!r}: use {', '.join(SEARCH_MODES)}"
+            )
         if self.expand not in EXPANSIONS:
             raise ConfigError(f"unknown expansion {self.expand!r}: use {', '.join(EXPANSIONS)}")
         if self.window_chars < 0:
@@ -119,8 +121,9 @@ class _Indexed:
     ranges: dict[str, DocRange]
 
 
-def _chunk(dataset: Dataset, spec: VariantSpec, embedder: Embedder, window_chars: int,
-           progress: Progress) -> _Indexed:
+def _chunk(
+    dataset: Dataset, spec: VariantSpec, embedder: Embedder, window_chars: int, progress: Progress
+) -> _Indexed:
     chunker = VariantChunker(spec, embedder)
     out = _Indexed({}, {}, {}, {})
     advance = progress(f"{spec.label}: chunk", len(dataset.documents))
@@ -161,7 +164,10 @@ def _search(
     for q in dataset.queries:
         filters = {"language": q.language} if multilingual and q.language else None
         raw = store.search(
-            q.query, search_depth(config.k), mode=config.retriever, filters=filters  # type: ignore[arg-type]
+            q.query,
+            search_depth(config.k),
+            mode=config.retriever,
+            filters=filters,  # type: ignore[arg-type]
         )
         delivered = deliver(store, raw, expand, q.query, config.k)
         out.append((q, raw[: config.k], delivered))
@@ -194,13 +200,15 @@ def _score(
             for group in paid_order(delivered)
         ]
         scores = score_query(ranked, got, q.expected, config.measures)
-        rows.append({
-            "id": q.id,
-            "language": q.language or "und",
-            "n_spans": len(q.expected),
-            "top_ids": [h.chunk.id for h in hits[:3]],
-            **scores,
-        })
+        rows.append(
+            {
+                "id": q.id,
+                "language": q.language or "und",
+                "n_spans": len(q.expected),
+                "top_ids": [h.chunk.id for h in hits[:3]],
+                **scores,
+            }
+        )
     return rows
 
 

@@ -44,9 +44,7 @@ def score_query(
     groups; ``budget`` ones what was delivered within ``budget`` characters,
     so strategies that deliver more per hit pay for it."""
     refs = [e.range for e in expected]
-    chars: Callable[[int], CharScores] = cache(
-        lambda c: char_scores(_flat(delivered[:c]), refs)
-    )
+    chars: Callable[[int], CharScores] = cache(lambda c: char_scores(_flat(delivered[:c]), refs))
     within: Callable[[int], list[list[DocRange]]] = cache(lambda b: budget_groups(delivered, b))
 
     def budget_recall(b: int) -> float:
@@ -68,8 +66,6 @@ def score_query(
         ),
         ("budget", "ndcg"): lambda m: grouped_ndcg(within(m.budget or 0), expected),
         ("budget", "recall"): lambda m: budget_recall(m.budget or 0),
-        ("budget", "complete"): lambda m: complete_evidence(
-            _flat(within(m.budget or 0)), expected
-        ),
+        ("budget", "complete"): lambda m: complete_evidence(_flat(within(m.budget or 0)), expected),
     }
     return {m.name: scorers[(m.judges, m.kind)](m) for m in measures}

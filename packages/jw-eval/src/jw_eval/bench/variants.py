@@ -78,7 +78,9 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         )
     options = parse_chunker_spec(body)[1]
     windows = options.pop("windows", None)
-    if windows is not None and (isinstance(windows, bool) or not isinstance(windows, int) or windows < 0):
+    if windows is not None and (
+        isinstance(windows, bool) or not isinstance(windows, int) or windows < 0
+    ):
         raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")
     return VariantSpec(label, name, options, windows=windows)
 

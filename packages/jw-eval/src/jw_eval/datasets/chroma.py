@@ -141,7 +141,9 @@ def load_chroma(root: str | Path, *, language: str | None = None) -> Dataset:
                 stats["questions_dropped"] += 1
                 continue
             doc_lang = documents[corpus_id].language
-            queries.append(BenchQuery(f"{corpus_id}-{row_no}", row["question"], doc_lang, tuple(spans)))
+            queries.append(
+                BenchQuery(f"{corpus_id}-{row_no}", row["question"], doc_lang, tuple(spans))
+            )
     if not queries:
         raise IngestError(f"{csv_path} has no usable questions")
     return Dataset(root.name, "chroma", documents, queries, dict(stats))

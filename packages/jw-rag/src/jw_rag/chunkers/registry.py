@@ -117,9 +117,7 @@ def parse_chunker_spec(spec: str) -> tuple[str, dict[str, Any]]:
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
-            raise ConfigError(
-                f"chunker spec {spec!r}: options are key=value pairs, got {part!r}"
-            )
+            raise ConfigError(f"chunker spec {spec!r}: options are key=value pairs, got {part!r}")
         options[key.strip()] = _option_value(value.strip())
     return name, options
 

@@ -215,9 +215,7 @@ class SemanticChunker:
             self._packed([p.text for p in paras], [p.kind for p in paras], markers, language)
         )
 
-    def _marker(
-        self, texts: list[str], markers: MarkerSet, language: str | None
-    ) -> list[RawPiece]:
+    def _marker(self, texts: list[str], markers: MarkerSet, language: str | None) -> list[RawPiece]:
         return marker_spans(
             texts,
             markers,

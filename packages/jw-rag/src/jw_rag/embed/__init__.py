@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from jw_rag.embed.cache import EmbeddingCache
     from jw_rag.embed.cached import CachedEmbedder
+    from jw_rag.embed.e5 import E5Embedder
     from jw_rag.embed.fake import FakeEmbedder
     from jw_rag.embed.ollama import OllamaEmbedder
     from jw_rag.embed.openai_compat import OpenAIEmbedder
-    from jw_rag.embed.protocol import Embedder, Vectors
+    from jw_rag.embed.protocol import Embedder, QueryEmbedder, Vectors, embed_queries
     from jw_rag.embed.registry import available_embedders, get_embedder
     from jw_rag.embed.sentence_transformer import SentenceTransformerEmbedder
     from jw_rag.embed.use import USEEmbedder
@@ -25,15 +26,18 @@ if TYPE_CHECKING:
 # importing jw_rag.embed (or a module that needs only its protocol) stays cheap.
 _WHERE = {
     "CachedEmbedder": "cached",
+    "E5Embedder": "e5",
     "Embedder": "protocol",
     "EmbeddingCache": "cache",
     "FakeEmbedder": "fake",
     "OllamaEmbedder": "ollama",
     "OpenAIEmbedder": "openai_compat",
+    "QueryEmbedder": "protocol",
     "SentenceTransformerEmbedder": "sentence_transformer",
     "USEEmbedder": "use",
     "Vectors": "protocol",
     "available_embedders": "registry",
+    "embed_queries": "protocol",
     "get_embedder": "registry",
 }
 
@@ -53,14 +57,17 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CachedEmbedder",
+    "E5Embedder",
     "Embedder",
     "EmbeddingCache",
     "FakeEmbedder",
     "OllamaEmbedder",
     "OpenAIEmbedder",
+    "QueryEmbedder",
     "SentenceTransformerEmbedder",
     "USEEmbedder",
     "Vectors",
     "available_embedders",
+    "embed_queries",
     "get_embedder",
 ]

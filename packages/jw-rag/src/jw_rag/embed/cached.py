@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from jw_rag.embed._vectors import as_texts, empty, normalise_rows
 from jw_rag.embed.cache import EmbeddingCache
-from jw_rag.embed.protocol import Embedder, Vectors
+from jw_rag.embed.protocol import Embedder, QueryEmbedder, Vectors
 
 __all__ = ["CachedEmbedder"]
 
@@ -38,20 +38,31 @@ class CachedEmbedder:
         return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        return self._answer(texts, self.inner.model_id, self.inner.embed)
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Query vectors: ``inner.embed_queries`` (cached apart from passages, under
+        ``<model_id>#query``) when the model embeds queries differently, else ``embed``."""
+        if isinstance(self.inner, QueryEmbedder):
+            return self._answer(texts, f"{self.inner.model_id}#query", self.inner.embed_queries)
+        return self.embed(texts)
+
+    def _answer(
+        self, texts: Sequence[str], key: str, embed: Callable[[Sequence[str]], Vectors]
+    ) -> Vectors:
         items = as_texts(texts)
         if not items:
             return empty(self.dim)
-        model_id = self.inner.model_id
         first: dict[str, int] = {}
         for i, text in enumerate(items):
             first.setdefault(text, i)
         unique = list(first)
-        cached = self.cache.get_many(model_id, unique)
+        cached = self.cache.get_many(key, unique)
         missing = [text for j, text in enumerate(unique) if j not in cached]
         by_text = {unique[j]: vec for j, vec in cached.items()}
         if missing:
-            fresh = self._embed_fresh(missing)
-            self.cache.put_many(model_id, missing, fresh)
+            fresh = self._fresh(embed, missing)
+            self.cache.put_many(key, missing, fresh)
             by_text.update(zip(missing, fresh, strict=True))
         with self._lock:
             self.hits += len(cached)
@@ -59,11 +70,11 @@ class CachedEmbedder:
         dims = {vec.shape[0] for vec in by_text.values()}
         if len(dims) != 1:
             # the cache holds vectors of another size under this model id: trust the model
-            by_text = dict(zip(unique, self._embed_fresh(unique), strict=True))
+            by_text = dict(zip(unique, self._fresh(embed, unique), strict=True))
         return np.stack([by_text[text] for text in items]).astype(np.float32, copy=False)
 
-    def _embed_fresh(self, texts: list[str]) -> Vectors:
-        return normalise_rows(self.inner.embed(texts), len(texts), None, self.inner.model_id)
+    def _fresh(self, embed: Callable[[Sequence[str]], Vectors], texts: list[str]) -> Vectors:
+        return normalise_rows(embed(texts), len(texts), None, self.inner.model_id)
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, {self.cache!r})"

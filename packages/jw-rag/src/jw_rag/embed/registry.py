@@ -4,6 +4,9 @@
 name                               embedder
 =================================  =================================================
 ``use`` (default)                  :class:`USEEmbedder` (USE multilingual v3, offline)
+``e5`` / ``e5:enpt``                :class:`E5Embedder` (multilingual-e5-small, 4-bit,
+                                   offline, needs ``jw-rag[e5]``); ``enpt`` is the
+                                   English+Portuguese pruned variant
 ``fake`` / ``fake:<dim>``          :class:`FakeEmbedder` (hashed bag of words)
 ``sentence-transformers[:<m>]``    :class:`SentenceTransformerEmbedder`; ``st:`` is an
                                    alias; ``<m>`` a Hub model name or a local directory
@@ -20,6 +23,7 @@ from typing import Any
 
 from jw_rag.embed.cache import EmbeddingCache
 from jw_rag.embed.cached import CachedEmbedder
+from jw_rag.embed.e5 import E5Embedder
 from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.embed.ollama import DEFAULT_OLLAMA_MODEL, OllamaEmbedder
 from jw_rag.embed.openai_compat import DEFAULT_OPENAI_MODEL, OpenAIEmbedder
@@ -38,6 +42,12 @@ def _use(arg: str | None, kwargs: dict[str, Any]) -> Embedder:
     if arg:
         raise ConfigError(f"the 'use' embedder takes no model name (got 'use:{arg}')")
     return USEEmbedder(**kwargs)
+
+
+def _e5(arg: str | None, kwargs: dict[str, Any]) -> Embedder:
+    if arg:
+        kwargs.setdefault("variant", arg)
+    return E5Embedder(**kwargs)
 
 
 def _fake(arg: str | None, kwargs: dict[str, Any]) -> Embedder:
@@ -64,6 +74,7 @@ def _openai(arg: str | None, kwargs: dict[str, Any]) -> Embedder:
 
 _KINDS: dict[str, Callable[[str | None, dict[str, Any]], Embedder]] = {
     "use": _use,
+    "e5": _e5,
     "fake": _fake,
     "sentence-transformers": _st,
     "st": _st,
@@ -72,6 +83,7 @@ _KINDS: dict[str, Callable[[str | None, dict[str, Any]], Embedder]] = {
 }
 _VALID = (
     "use",
+    "e5[:enpt]",
     "fake[:<dim>]",
     "sentence-transformers[:<model-or-dir>] (alias st:)",
     "ollama[:<model>]",

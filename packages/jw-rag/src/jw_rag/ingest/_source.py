@@ -182,13 +182,16 @@ def fetch_url(url: str) -> Loaded:
     check = _URL_CHECK.get()
     hooks = {"request": [lambda request: check(str(request.url))]} if check else {}
     try:
-        with httpx.Client(
-            timeout=FETCH_TIMEOUT,
-            follow_redirects=True,
-            max_redirects=MAX_REDIRECTS,
-            transport=transport,
-            event_hooks=hooks,
-        ) as client, client.stream("GET", url) as response:
+        with (
+            httpx.Client(
+                timeout=FETCH_TIMEOUT,
+                follow_redirects=True,
+                max_redirects=MAX_REDIRECTS,
+                transport=transport,
+                event_hooks=hooks,
+            ) as client,
+            client.stream("GET", url) as response,
+        ):
             _check_status(url, response)
             data = _read_body(url, response, deadline)
             final, content_type = str(response.url), response.headers.get("content-type", "")

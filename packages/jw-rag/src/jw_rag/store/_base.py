@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from jw_rag.defaults import SEARCH_MODES
+from jw_rag.embed.protocol import embed_queries
 from jw_rag.errors import ConfigError, EmbeddingError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
@@ -249,11 +250,12 @@ class StoreCore(ABC, Generic[ConnT]):
         if stored is not None and stored != self.embedder.model_id and self._has_vectors(conn):
             raise self._model_error(stored)
 
-    def _embed(self, texts: list[str]) -> Vectors:
+    def _embed(self, texts: list[str], *, queries: bool = False) -> Vectors:
         embedder = self.embedder
         if not texts:
             return np.zeros((0, embedder.dim), dtype=np.float32)
-        vectors = np.ascontiguousarray(embedder.embed(texts), dtype=np.float32)
+        raw = embed_queries(embedder, texts) if queries else embedder.embed(texts)
+        vectors = np.ascontiguousarray(raw, dtype=np.float32)
         if vectors.shape != (len(texts), embedder.dim):
             raise EmbeddingError(
                 f"embedder '{embedder.model_id}' returned shape {vectors.shape} for "
@@ -283,7 +285,7 @@ class StoreCore(ABC, Generic[ConnT]):
             return None
         if stored != self.embedder.model_id:
             raise self._model_error(stored)
-        return self._embed([query])[0]
+        return self._embed([query], queries=True)[0]
 
     # -- writing ------------------------------------------------------------
 

@@ -15,7 +15,6 @@ from jw_rag.model import Chunk
 __all__ = ["SearchHit", "SearchMode", "Store"]
 
 
-
 @dataclass(slots=True)
 class SearchHit:
     """One search result: the chunk, its score and rank (1-based) for this query.
