@@ -258,3 +258,24 @@ def test_every_command_and_option_has_help(capsys: pytest.CaptureFixture[str]) -
     flat = "".join(out.split())
     assert code == 0 and "$JW_STORE,else$JW_HOME/store.sqlite" in flat
     assert "$JW_STORE,else$JW_HOME/store.sqlite" in "".join(run(capsys, "rag", "--help")[1].split())
+
+
+def test_embedder_option_builds_and_reopens_a_store(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
+) -> None:
+    store = str(tmp_path / "s.sqlite")
+    alma = str(corpus / "es" / "alma.html")
+    code, _, err = run(
+        capsys, "--embedder", "fake:16", "--store", store, "rag", "ingest", "article", alma
+    )
+    assert (code, err) == (0, "")
+    code, out, _ = run(capsys, "--embedder", "fake:16", "--store", store, "rag", "stats", "--json")
+    assert code == 0 and json.loads(out)["model_id"] == "fake-16"
+    code, out, _ = run(capsys, "--embedder", "fake:16", "--store", store, "rag", "search", "alma")
+    assert code == 0 and "alma" in out
+    # $JW_EMBEDDER (fake, 64 dims here) is another model: a one-line error naming the option
+    code, _, err = run(capsys, "--store", store, "rag", "search", "alma")
+    assert code == 1 and err.count("\n") == 1
+    assert "holds vectors from embedder 'fake-16'" in err and "--embedder fake:16" in err
+    code, _, err = run(capsys, "--embedder", "bert", "--store", store, "rag", "search", "alma")
+    assert code == 2 and err.startswith("error: unknown embedder 'bert'")

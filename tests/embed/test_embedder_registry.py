@@ -64,7 +64,9 @@ def test_kwargs_reach_the_constructor():
 
 
 def test_unknown_names_list_valid_ones(monkeypatch):
-    with pytest.raises(ValueError, match=r"unknown embedder 'bert'; valid names: use, e5\[:enpt\], fake"):
+    with pytest.raises(
+        ValueError, match=r"unknown embedder 'bert'; valid names: use, e5\[:enpt\], fake"
+    ):
         get_embedder("bert")
     monkeypatch.setenv("JW_EMBEDDER", "nope")
     with pytest.raises(ConfigError, match=r"'nope' \(from \$JW_EMBEDDER\)"):
@@ -83,3 +85,12 @@ def test_cached_wrapper_uses_default_cache_path(tmp_path):
     again = get_embedder("fake")
     again.embed(["hello"])
     assert (again.hits, again.misses) == (1, 0)
+
+
+def test_stored_model_ids_map_back_to_names():
+    from jw_rag.embed.registry import embedder_name
+
+    for name in ("use", "e5", "e5:enpt", "fake:12"):
+        assert embedder_name(get_embedder(name, cache=False).model_id) == name
+    assert embedder_name("text-embedding-3-small") is None
+    assert embedder_name("fake-x") is None

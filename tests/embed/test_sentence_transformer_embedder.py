@@ -41,7 +41,10 @@ def fake_st(monkeypatch):
 def test_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails
     emb = get_embedder("st", cache=False)
-    with pytest.raises(MissingDependencyError, match=r"`uv sync --all-packages --extra local-embeddings` at the repository root$") as info:
+    with pytest.raises(
+        MissingDependencyError,
+        match=r"`uv sync --all-packages --extra local-embeddings` at the repository root$",
+    ) as info:
         emb.embed(["x"])
     assert info.value.extra == "local-embeddings" and "\n" not in str(info.value)
 

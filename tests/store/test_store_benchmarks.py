@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent.parent / "benchmarks"
+BUNDLED = BENCH.parent / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
 
 
 def _load(name: str) -> ModuleType:
@@ -30,29 +32,34 @@ def test_store_latency_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "p50 growth 300 -> 600" in out and "hybrid" in out
 
 
-@pytest.mark.shared_data
-def test_ingest_throughput_bench_runs(
-    shared_bench: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_ingest_throughput_bench_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_json = tmp_path / "r.json"
     result = _load("ingest_throughput").main(
         [
             "--embedder",
             "fake",
-            "--limit",
-            "12",
             "--data",
-            str(shared_bench / "xquad" / "xquad.en.json"),
+            str(BUNDLED / "en"),
+            "--limit",
+            "3",
+            "--queries",
+            "4",
+            "--json",
+            str(out_json),
         ]
     )
-    assert result is not None and result["paragraphs"] == 12
-    assert result["cold_pps"] > 0 and result["warm_pps"] > 0
-    assert result["windows"] > 0 and result["cold_windows_pps"] > 0
+    assert result is not None and result["documents"] == 3
+    # chunks and their window units are embedded, each once: more texts than chunks alone
+    assert result["texts"] > result["paragraphs"] // 2 > 0
+    assert result["cold_pps"] > 0 and result["warm_pps"] > 0 and result["raw_s"] > 0
+    assert 0 < result["share_of_raw_rate"] and result["query_ms_median"] > 0
+    assert json.loads(out_json.read_text("utf-8"))["texts"] == result["texts"]
     out = capsys.readouterr().out
-    assert "warm cache" in out and "window units" in out
+    assert "of the raw rate" in out and "warm cache" in out and "query (retrieve" in out
 
 
 def test_ingest_throughput_bench_skips_without_data(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _load("ingest_throughput").main(["--data", str(tmp_path / "absent.json")]) is None
+    assert _load("ingest_throughput").main(["--data", str(tmp_path / "absent")]) is None
     assert "skipped" in capsys.readouterr().out

@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from jw_cli.eval_commands import eval_app
-from jw_cli.options import CHUNKER_HELP, STORE_HELP, GlobalOptions, check_chunker
+from jw_cli.options import CHUNKER_HELP, EMBEDDER_HELP, STORE_HELP, GlobalOptions, check_chunker
 from jw_cli.rag_commands import rag_app
 from jw_rag.errors import JwRagError
 
@@ -56,6 +56,9 @@ def root(
     store: Annotated[
         str | None, typer.Option("--store", metavar="PATH|DSN", help=STORE_HELP)
     ] = None,
+    embedder: Annotated[
+        str | None, typer.Option("--embedder", metavar="NAME", help=EMBEDDER_HELP)
+    ] = None,
     show_version: Annotated[
         bool,
         typer.Option(
@@ -69,7 +72,9 @@ def root(
 ) -> None:
     """Chunking, retrieval and evaluation over long multilingual publications."""
     ctx.obj = GlobalOptions(
-        chunker=check_chunker(chunker) if chunker is not None else None, store=store or None
+        chunker=check_chunker(chunker) if chunker is not None else None,
+        store=store or None,
+        embedder=embedder.strip() or None if embedder is not None else None,
     )
 
 
@@ -109,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     except OverflowError as exc:
         return _fail(f"a number is out of range ({exc}); use a smaller value", 2)
     except sqlite3.DatabaseError as exc:
-        return _fail(f"the store cannot be read ({exc}); restore it from a copy or use a new one", 1)
+        return _fail(
+            f"the store cannot be read ({exc}); restore it from a copy or use a new one", 1
+        )
     return rv if isinstance(rv, int) else 0
 
 

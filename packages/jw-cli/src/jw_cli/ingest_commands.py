@@ -109,7 +109,7 @@ def _ingest_parsed(
     docs = load_documents(source, kind=kind, source_id=source_id)
     for doc in docs:
         with_language(doc, language)
-    with opened_store(opts.store_for(store)) as st:
+    with opened_store(opts.store_for(store), embedder=opts.embedder) as st:
         show = len(docs) > 1 and sys.stderr.isatty()
         with stderr_progress(enabled=show) as progress:
             advance = progress(f"{kind} {source}", len(docs))
@@ -176,7 +176,7 @@ def _register_file_kind(name: str, function_name: str, help_text: str, example: 
     ) -> None:
         opts = global_options(ctx)
         chosen = opts.chunker_for(chunker)
-        with opened_store(opts.store_for(store)) as st:
+        with opened_store(opts.store_for(store), embedder=opts.embedder) as st:
             with stderr_progress(enabled=sys.stderr.isatty()) as progress:
                 advance = progress(f"{name} {path}", None)  # type: ignore[arg-type]
                 results = function(

@@ -16,12 +16,14 @@ import typer
 
 from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 from jw_rag.config import default_store, existing_store
+from jw_rag.embed import available_embedders, get_embedder
 from jw_rag.errors import ConfigError
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES
 from jw_rag.store import Store, open_store
 
 __all__ = [
     "CHUNKER_HELP",
+    "EMBEDDER_HELP",
     "STORE_HELP",
     "ChunkerOpt",
     "GlobalOptions",
@@ -37,6 +39,10 @@ __all__ = [
 STORE_HELP = (
     "Store: a SQLite file path or a postgresql:// DSN "
     f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {default_store()})."
+)
+EMBEDDER_HELP = (
+    f"Embedder: {' | '.join(available_embedders())} (default: $JW_EMBEDDER, else use); "
+    "a store keeps the embedder it was built with."
 )
 CHUNKER_HELP = (
     f"Chunker: {' | '.join(available_chunkers())}, with options as name:key=value[,key=value] "
@@ -72,6 +78,7 @@ class GlobalOptions:
 
     chunker: str | None = None
     store: str | None = None
+    embedder: str | None = None
 
     def chunker_for(self, override: str | None) -> str | None:
         return check_chunker(override) if override is not None else self.chunker
@@ -111,10 +118,14 @@ def global_options(ctx: typer.Context) -> GlobalOptions:
 
 
 @contextmanager
-def opened_store(location: str, *, existing: bool = False) -> Iterator[Store]:
+def opened_store(
+    location: str, *, existing: bool = False, embedder: str | None = None
+) -> Iterator[Store]:
     """The store at ``location``, closed on exit; ``existing=True`` (commands
-    that only read) refuses a SQLite path where no store exists."""
-    store = open_store(existing_store(location) if existing else location)
+    that only read) refuses a SQLite path where no store exists. ``embedder``
+    names the embedder (None: $JW_EMBEDDER, else the default)."""
+    chosen = get_embedder(embedder) if embedder is not None else None
+    store = open_store(existing_store(location) if existing else location, embedder=chosen)
     try:
         yield store
     finally:

@@ -99,7 +99,9 @@ def search(
         filters["language"] = code
     if source:
         filters["source_id"] = source
-    with opened_store(global_options(ctx).store_for(store), existing=True) as st:
+    with opened_store(
+        global_options(ctx).store_for(store), existing=True, embedder=global_options(ctx).embedder
+    ) as st:
         delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
     if as_json:
         _print_json(delivery_dicts(delivery))
@@ -113,7 +115,9 @@ def stats(ctx: typer.Context, store: StoreOpt = None, as_json: JsonOpt = False) 
 
     Example: jw rag stats --json
     """
-    with opened_store(global_options(ctx).store_for(store), existing=True) as st:
+    with opened_store(
+        global_options(ctx).store_for(store), existing=True, embedder=global_options(ctx).embedder
+    ) as st:
         info = st.stats()
     if as_json:
         _print_json(info)

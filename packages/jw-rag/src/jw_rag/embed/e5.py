@@ -42,8 +42,8 @@ class E5Embedder:
 
     ``threads`` defaults to the usable cores. Texts go to the engine
     ``batch_size`` at a time, longest first, so the texts of one batch are of
-    similar length and the engine's threads finish together; the answer keeps
-    the caller's order.
+    similar length (each batch's cost is bounded by its longest text); the
+    answer keeps the caller's order.
     """
 
     dim = _DIM

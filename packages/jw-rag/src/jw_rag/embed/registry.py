@@ -23,7 +23,7 @@ from typing import Any
 
 from jw_rag.embed.cache import EmbeddingCache
 from jw_rag.embed.cached import CachedEmbedder
-from jw_rag.embed.e5 import E5Embedder
+from jw_rag.embed.e5 import E5_VARIANTS, E5Embedder
 from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.embed.ollama import DEFAULT_OLLAMA_MODEL, OllamaEmbedder
 from jw_rag.embed.openai_compat import DEFAULT_OPENAI_MODEL, OpenAIEmbedder
@@ -32,7 +32,13 @@ from jw_rag.embed.sentence_transformer import DEFAULT_ST_MODEL, SentenceTransfor
 from jw_rag.embed.use import USEEmbedder
 from jw_rag.errors import ConfigError
 
-__all__ = ["DEFAULT_EMBEDDER", "ENV_VAR", "available_embedders", "get_embedder"]
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "ENV_VAR",
+    "available_embedders",
+    "embedder_name",
+    "get_embedder",
+]
 
 ENV_VAR = "JW_EMBEDDER"
 DEFAULT_EMBEDDER = "use"
@@ -89,6 +95,18 @@ _VALID = (
     "ollama[:<model>]",
     "openai[:<model>]",
 )
+
+
+def embedder_name(model_id: str) -> str | None:
+    """The name ``get_embedder`` takes for the offline model ``model_id``
+    (``"use-multilingual-v3"`` -> ``"use"``), or None for other models."""
+    if model_id == USEEmbedder.model_id:
+        return DEFAULT_EMBEDDER
+    for variant, known in E5_VARIANTS.items():
+        if model_id == known:
+            return "e5" if variant == "original" else f"e5:{variant}"
+    dim = model_id.removeprefix("fake-")
+    return f"fake:{dim}" if model_id.startswith("fake-") and dim.isdigit() else None
 
 
 def available_embedders() -> tuple[str, ...]:

@@ -238,9 +238,13 @@ class StoreCore(ABC, Generic[ConnT]):
     # -- embedding ----------------------------------------------------------
 
     def _model_error(self, stored: str) -> StoreError:
+        from jw_rag.embed.registry import embedder_name
+
+        name = embedder_name(stored)
+        how = f" (--embedder {name} or JW_EMBEDDER={name})" if name else ""
         return StoreError(
             f"store {self._label} holds vectors from embedder '{stored}' but the embedder in "
-            f"use is '{self.embedder.model_id}': open it with the '{stored}' embedder or "
+            f"use is '{self.embedder.model_id}': open it with the '{stored}' embedder{how} or "
             "rebuild it into a new store"
         )
 
