@@ -113,3 +113,22 @@ def test_the_watched_embedder_checks_and_reports_per_batch() -> None:
     with pytest.raises(CallTimedOut):
         anyio.run(pool.run, "ingest", work, given_up)
     pool.shutdown()
+
+
+def test_a_call_given_up_mid_embedding_stops_at_the_next_batch() -> None:
+    batches: list[int] = []
+    call = Call(writes=True)
+
+    class _GivesUp(FakeEmbedder):
+        def embed(self, texts):  # noqa: ANN001, ANN201 - the Embedder protocol
+            batches.append(len(texts))
+            if len(batches) == 2:
+                call.abandon()  # the deadline passes during the second batch
+            return super().embed(texts)
+
+    watched = WatchedEmbedder(_GivesUp(dim=8), batch=4)
+    pool = Pool("t", 1, 5, "--call-timeout")
+    with pytest.raises(CallTimedOut):
+        anyio.run(pool.run, "ingest", lambda: watched.embed([f"t{i}" for i in range(40)]), call)
+    assert batches == [4, 4]  # not the 10 batches of the whole call
+    pool.shutdown()
