@@ -72,8 +72,15 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_args(["--help"])
     out = capsys.readouterr().out
-    for flag in ("--fetch-max-bytes N", "--fetch-timeout SECONDS", "--call-timeout SECONDS",
-                 "--read-timeout SECONDS", "--workers N", "--allow-private-urls", "--root DIR"):
+    for flag in (
+        "--fetch-max-bytes N",
+        "--fetch-timeout SECONDS",
+        "--call-timeout SECONDS",
+        "--read-timeout SECONDS",
+        "--workers N",
+        "--allow-private-urls",
+        "--root DIR",
+    ):
         assert flag in out, flag  # fmt: skip
     for var in ("$JW_MCP_FETCH_MAX_BYTES", "$JW_MCP_CALL_TIMEOUT", "$JW_MCP_WORKERS"):
         assert var in " ".join(out.split()), var

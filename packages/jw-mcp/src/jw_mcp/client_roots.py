@@ -5,7 +5,8 @@ it for its roots (``roots/list``) on every such call, so a change the client
 made since (``notifications/roots/list_changed``) is always seen, and a path
 must lie under one of them as well as under the server's own roots
 (:func:`jw_mcp.roots.confined_path`). Only ``file://`` roots name folders; other
-URIs are passed over, so a client offering none of those lets no file be read.
+URIs are passed over, so a client offering none of those (or no roots at all)
+lets no file be read.
 A client without the capability leaves the server's roots alone in force.
 """
 
