@@ -84,3 +84,10 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
         assert flag in out, flag  # fmt: skip
     for var in ("$JW_MCP_FETCH_MAX_BYTES", "$JW_MCP_CALL_TIMEOUT", "$JW_MCP_WORKERS"):
         assert var in " ".join(out.split()), var
+
+
+def test_a_fetch_timeout_not_given_stays_within_the_call_timeout(tmp_path: Path) -> None:
+    options = parse_args(["--root", str(tmp_path), "--call-timeout", "30"])
+    assert (options.call_timeout, options.fetch_timeout) == (30.0, 30.0)
+    options = parse_args(["--root", str(tmp_path), "--call-timeout", "300"])
+    assert (options.call_timeout, options.fetch_timeout) == (300.0, FETCH_TIMEOUT)

@@ -55,6 +55,14 @@ class Setup:
             Pool("reads", o.workers, o.read_timeout, "--read-timeout"),
         )
 
+    def close(self) -> None:
+        """Drop the calls waiting for a worker, wait for the running ones, close the store."""
+        for pool in (self.writes, self.reads):
+            pool.shutdown()
+        for pool in (self.writes, self.reads):
+            pool.join()
+        self.holder.close()
+
     @property
     def roots(self) -> tuple[Path, ...]:
         return self.options.roots

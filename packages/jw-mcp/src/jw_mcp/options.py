@@ -102,7 +102,8 @@ def resolve(
     env: Mapping[str, str] | None = None,
 ) -> ServerOptions:
     """The options from ``flags`` (``{"fetch_max_bytes": "64K", ...}``, None where not
-    given) and the ``JW_MCP_*`` environment variables, checked."""
+    given) and the ``JW_MCP_*`` environment variables, checked. A fetch timeout not
+    given is at most the call timeout; one given may not exceed it."""
     env = os.environ if env is None else env
     parsers = {"fetch_max_bytes": parse_size, "fetch_timeout": parse_seconds,
                "call_timeout": parse_seconds, "read_timeout": parse_seconds,
@@ -112,6 +113,8 @@ def resolve(
         given = _given(flags.get(key), env, f"JW_MCP_{key.upper()}")
         if given is not None:
             values[key] = parse(*given)
+    call_timeout = values.get("call_timeout", CALL_TIMEOUT)
+    values.setdefault("fetch_timeout", min(FETCH_TIMEOUT, call_timeout))  # within the call's
     options = ServerOptions(roots=roots, allow_private_urls=allow_private_urls, **values)  # type: ignore[arg-type]
     if options.fetch_timeout > options.call_timeout:
         raise ConfigError(

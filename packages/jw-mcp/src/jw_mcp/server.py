@@ -200,6 +200,15 @@ def _add_source_tools(server: MCPServer, setup: Setup) -> None:
         return await run_call(setup, None, f"delete_source {source_id}", work, writes=True)
 
 
+def _server(setup: Setup) -> MCPServer:
+    server = OneLineErrorServer("jw-agent-toolkit", instructions=__doc__)
+    _add_chunker_tools(server)
+    add_ingest_tools(server, setup)
+    _add_read_tools(server, setup)
+    _add_source_tools(server, setup)
+    return server
+
+
 def build_server(
     roots: Sequence[str] = (),
     holder: StoreHolder | None = None,
@@ -213,17 +222,16 @@ def build_server(
     ``allow_private_urls``); no store is opened until a tool runs."""
     if options is None:
         options = ServerOptions(allowed_roots(roots), allow_private_urls=allow_private_urls)
-    setup = Setup.start(options, holder)
-    server = OneLineErrorServer("jw-agent-toolkit", instructions=__doc__)
-    _add_chunker_tools(server)
-    add_ingest_tools(server, setup)
-    _add_read_tools(server, setup)
-    _add_source_tools(server, setup)
-    return server
+    return _server(Setup.start(options, holder))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve over stdio (see ``jw-mcp --help``)."""
+    """Serve over stdio (see ``jw-mcp --help``); when the client goes, calls still
+    waiting for a worker are dropped, and the store is closed once the running ones end."""
     from jw_mcp.command import parse_args
 
-    build_server(options=parse_args(argv)).run()
+    setup = Setup.start(parse_args(argv))
+    try:
+        _server(setup).run()
+    finally:
+        setup.close()

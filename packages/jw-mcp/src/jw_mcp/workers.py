@@ -178,3 +178,7 @@ class Pool:
     def shutdown(self) -> None:
         """Drop the calls still waiting; the running ones end at their own deadlines."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def join(self) -> None:
+        """Wait for the running calls to end (after :meth:`shutdown`)."""
+        self._executor.shutdown(wait=True)
