@@ -11,15 +11,17 @@ from jw_mcp import options
 from jw_mcp.options import ServerOptions
 from jw_mcp.roots import ENV_VAR, allowed_roots
 from jw_rag.errors import ConfigError
+from jw_rag.ingest import MAX_SOURCE_BYTES
 
 __all__ = ["parse_args"]
 
 #: ``(flag, metavar, help)`` of the options each with a ``JW_MCP_*`` variable behind it.
 _VALUED = (
     ("--fetch-max-bytes", "N", "the largest page an ingest tool downloads (bytes, or with K, M "
-     "or G: 64K, 10M); default $JW_MCP_FETCH_MAX_BYTES, else 256M"),
+     f"or G: 64K, 10M); default $JW_MCP_FETCH_MAX_BYTES, else {MAX_SOURCE_BYTES // 2**20}M"),
     ("--fetch-timeout", "SECONDS", "how long one download may take in all, redirects "
-     f"included; default $JW_MCP_FETCH_TIMEOUT, else {options.FETCH_TIMEOUT:g}"),
+     f"included; default $JW_MCP_FETCH_TIMEOUT, else {options.FETCH_TIMEOUT:g} or the call "
+     "timeout if shorter"),
     ("--call-timeout", "SECONDS", "how long an ingest or delete call may take before the agent "
      f"gets an error (nothing stored); default $JW_MCP_CALL_TIMEOUT, else {options.CALL_TIMEOUT:g}"),
     ("--read-timeout", "SECONDS", "the same for search, list_sources, get_chunk and stats; "
