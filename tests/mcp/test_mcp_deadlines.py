@@ -1,11 +1,13 @@
 """Per-call deadlines and bounded workers over stdio: 100 calls stuck on a page
 that never finishes leave list_sources and search answering, each stuck call
-ends in a one-line error, and a call that times out while embedding stores
-nothing. Short deadlines keep the test to seconds."""
+ends in a one-line error, 100 calls on a FIFO are refused at once, and a call
+that times out while embedding stores nothing. Short deadlines keep the test
+to seconds."""
 
 from __future__ import annotations
 
 import http.server
+import os
 import sys
 import threading
 import time
@@ -124,5 +126,28 @@ def test_an_ingest_that_times_out_while_embedding_stores_nothing(tmp_path: Path)
             await anyio.sleep(3)  # longer than all its batches would take
             error, stats = await c.call("stats")
             assert not error and stats["sources"] == 0 and stats["chunks"] == 0
+
+    anyio.run(scenario)
+
+
+def test_100_calls_on_a_fifo_are_refused_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.txt")  # nothing ever writes to it: a read would block forever
+
+    async def scenario() -> None:
+        async with connect(tmp_path, "--root", str(tmp_path), *SERVER) as c:
+            errors: list[str] = []
+
+            async def one() -> None:
+                errors.append((await c.call("ingest_text", url_or_path="pipe.txt"))[1])
+
+            started = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                for _ in range(STUCK):
+                    tg.start_soon(one)
+            took = time.monotonic() - started
+            assert len(errors) == STUCK and took < 10, took
+            assert all("is not a regular file (a device, FIFO or socket)" in e for e in errors)
+            error, stats = await c.call("stats")
+            assert not error and stats["sources"] == 0
 
     anyio.run(scenario)
