@@ -48,8 +48,8 @@ def trickle(http_pages: Callable[[type[http.server.BaseHTTPRequestHandler]], str
     STOP.set()
 
 
-SERVER = ("--allow-private-urls", "--fetch-timeout", "1", "--call-timeout", "2",
-          "--read-timeout", "5", "--workers", "4")  # fmt: skip
+SERVER = ("--allow-private-urls", "--fetch-timeout", "3", "--call-timeout", "6",
+          "--read-timeout", "10", "--workers", "4")  # fmt: skip
 STUCK = 100
 
 
@@ -84,14 +84,14 @@ def test_the_server_answers_after_100_stuck_calls(tmp_path: Path, trickle: str) 
                 ended_before = len(errors)
             took = time.monotonic() - started
             assert len(errors) == STUCK and all("\n" not in e for e in errors)
-            kinds = ("still downloading after 1 s",  # its fetch's own deadline
-                     "did not finish within 2 s and was stopped",  # started late, cut
-                     "waited 2 s for one of the server's 4 workers")  # never ran  # fmt: skip
+            kinds = ("still downloading after 3 s",  # its fetch's own deadline
+                     "did not finish within 6 s and was stopped",  # started late, cut
+                     "waited 6 s for one of the server's 4 workers")  # never ran  # fmt: skip
             odd = [e for e in errors if not any(kind in e for kind in kinds)]
             assert not odd, odd[:3]
             # reads never queue behind stuck writes: they answer while most are still stuck
-            assert ended_before < STUCK // 2 and answered < 4, (ended_before, answered)
-            assert took < 10, took  # 2 s deadlines: no call waited for another's full fetch
+            assert ended_before < STUCK // 2 and answered < 5, (ended_before, answered)
+            assert took < 15, took  # 6 s deadlines: no call waited past its own
             print(f"reads {answered:.2f} s, {ended_before}/{STUCK} stuck calls over; {took:.2f} s")
             error, page = await c.call("list_sources")  # still answering, store unchanged
             assert not error and [s["source_id"] for s in page["sources"]] == ["notes"]
