@@ -8,7 +8,7 @@ whose ids come from their content), ``search`` (filtered by language or
 source), ``list_sources``, ``get_chunk`` (a hit's id with its neighbours),
 ``delete_source`` and ``stats``; the read-only tools refuse a store that does
 not exist. Files are read only under the allowed roots (see
-:mod:`jw_mcp.roots`); URLs must be http(s) and, unless the server was started
+:mod:`jw_mcp.roots`) and, when the client offers roots, under one of those; URLs must be http(s) and, unless the server was started
 with ``--allow-private-urls``, on a public address, and fetched under a size
 cap and a deadline (``--fetch-max-bytes``, ``--fetch-timeout``). Each call runs
 its blocking work on a bounded pool under a deadline (``--call-timeout`` for
