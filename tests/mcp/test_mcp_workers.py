@@ -132,3 +132,25 @@ def test_a_call_given_up_mid_embedding_stops_at_the_next_batch() -> None:
         anyio.run(pool.run, "ingest", lambda: watched.embed([f"t{i}" for i in range(40)]), call)
     assert batches == [4, 4]  # not the 10 batches of the whole call
     pool.shutdown()
+
+
+def test_a_cancelled_call_stops_like_a_late_one() -> None:
+    pool = Pool("t", 1, 5, "--call-timeout")
+    call = Call(writes=True)
+    stopped = threading.Event()
+
+    def work() -> None:
+        time.sleep(0.3)
+        try:
+            checkpoint()
+        except CallTimedOut:
+            stopped.set()
+            raise
+
+    async def scenario() -> None:
+        with anyio.move_on_after(0.1):  # the client cancels the request
+            await pool.run("ingest_text a.txt", work, call)
+
+    anyio.run(scenario)
+    assert stopped.wait(2)  # given up: its work stopped at the check, before any write
+    pool.shutdown()
