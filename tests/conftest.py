@@ -3,7 +3,10 @@ chunker/embedder/store chosen by the environment, and no network."""
 
 from __future__ import annotations
 
+import http.server
 import socket
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,24 @@ def shared_bench() -> Path:
     if not SHARED_BENCH.is_dir():
         pytest.skip(f"needs the shared benchmark data at {SHARED_BENCH} (absent in this clone)")
     return SHARED_BENCH
+
+
+@pytest.fixture
+def http_pages() -> Iterator[Callable[[type[http.server.BaseHTTPRequestHandler]], str]]:
+    """Serve a request handler on a loopback port: ``http_pages(Handler)`` is the
+    base URL. Every server started is shut down (and its sockets closed) after
+    the test; handler threads are daemons, so a handler still sleeping cannot
+    keep the test process alive."""
+    started: list[http.server.ThreadingHTTPServer] = []
+
+    def serve(handler: type[http.server.BaseHTTPRequestHandler]) -> str:
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        httpd.daemon_threads = True
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        started.append(httpd)
+        return f"http://127.0.0.1:{httpd.server_address[1]}"
+
+    yield serve
+    for httpd in started:
+        httpd.shutdown()
+        httpd.server_close()

@@ -10,8 +10,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, ListRootsFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.dispatcher import ProgressFnT
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,13 @@ class Client:
         self.log: list[dict[str, Any]] = []
 
     async def call(self, tool: str, /, **arguments: Any) -> tuple[bool, Any]:
-        result = await self.session.call_tool(tool, arguments)
+        return await self.call_with(tool, arguments)
+
+    async def call_with(
+        self, tool: str, arguments: dict[str, Any], progress: ProgressFnT | None = None
+    ) -> tuple[bool, Any]:
+        """``(is_error, text or value)`` of one call; ``progress`` gets its notifications."""
+        result = await self.session.call_tool(tool, arguments, progress_callback=progress)
         self.log.append({"request": {"method": "tools/call", "params": {"name": tool, "arguments": arguments}},
                          "response": result.model_dump(mode="json", exclude_none=True)})  # fmt: skip
         text = result.content[0].text if result.content else ""
@@ -38,9 +45,14 @@ class Client:
 
 @asynccontextmanager
 async def connect(
-    tmp_path: Path, *args: str, prelude: str = "", **env: str
+    tmp_path: Path,
+    *args: str,
+    prelude: str = "",
+    roots: ListRootsFnT | None = None,
+    **env: str,
 ) -> AsyncIterator[Client]:
-    """A session with ``jw-mcp args...``; ``prelude`` is Python run in the server first."""
+    """A session with ``jw-mcp args...``; ``prelude`` is Python run in the server first;
+    ``roots`` answers the server's ``roots/list`` (the client then offers roots)."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", f"{prelude}\nfrom jw_mcp.server import main; main({list(args)!r})"],
@@ -53,6 +65,6 @@ async def connect(
         cwd=str(REPO),
     )
     async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):  # noqa: SIM115
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, list_roots_callback=roots) as session:
             await session.initialize()
             yield Client(session)

@@ -1,15 +1,14 @@
 """URL ingestion over MCP: a redirect to ``file://``, a redirect loop, a body
 over the size cap and a page still arriving at the deadline are one-line tool
 errors; the session stays usable. The server runs with a 64 KiB cap and a
-1 s deadline (set before it starts) so the test stays fast."""
+1 s deadline (``--fetch-max-bytes 64K --fetch-timeout 1``) so the test stays fast."""
 
 from __future__ import annotations
 
 import http.server
 import sys
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -49,26 +48,19 @@ class _Pages(http.server.BaseHTTPRequestHandler):
         pass
 
 
-LIMITS = (
-    "import jw_rag.ingest._source as source\n"
-    "source.MAX_SOURCE_BYTES = 64 * 1024\n"
-    "source.FETCH_DEADLINE = 1.0"
-)
+LIMITS = ("--fetch-max-bytes", "64K", "--fetch-timeout", "1")
 
 
 @pytest.fixture
-def server() -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+def server(http_pages: Callable[[type[http.server.BaseHTTPRequestHandler]], str]) -> str:
+    return http_pages(_Pages)
 
 
 def test_bad_redirects_are_one_line_errors_and_the_session_goes_on(
     tmp_path: Path, server: str
 ) -> None:
     async def scenario() -> None:
-        async with connect(tmp_path, "--allow-private-urls", prelude=LIMITS) as c:
+        async with connect(tmp_path, "--allow-private-urls", *LIMITS) as c:
             started = time.monotonic()
             for path, words in (
                 ("/to-file", "cannot be fetched"),

@@ -3,7 +3,9 @@
 The store is opened on the first call that needs it and shared by every later
 call and client connection. Opening is serialised by a lock (the SDK runs
 synchronous tools on worker threads). A failed open raises on that call and
-leaves nothing behind, so the next call tries again.
+leaves nothing behind, so the next call tries again. The embedder is wrapped
+in :class:`~jw_mcp.watched.WatchedEmbedder` (batches checked against the
+call's deadline, progress reported).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from jw_mcp.watched import WatchedEmbedder
 from jw_rag.config import default_store, existing_store
 from jw_rag.embed import get_embedder
 from jw_rag.store import Store, open_store
@@ -34,7 +37,7 @@ class StoreHolder:
                 location = self._location()
                 if existing:
                     existing_store(location)
-                self._store = open_store(location, embedder=get_embedder())
+                self._store = open_store(location, embedder=WatchedEmbedder(get_embedder()))
                 self.opens += 1
             return self._store
 

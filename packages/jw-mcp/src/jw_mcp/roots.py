@@ -3,8 +3,9 @@
 Roots come from ``jw-mcp --root DIR`` (repeatable), else ``$JW_MCP_ROOTS``
 (separated by ``os.pathsep``), else the current directory. A path is resolved
 (relative paths against the first root, links followed, ``..`` collapsed)
-before it is checked, and the resolved path is what gets read. URLs must be
-``http://`` or ``https://``.
+before it is checked, and the resolved path is what gets read. When the
+client offers MCP roots, the path must also lie under one of them
+(:mod:`jw_mcp.client_roots`). URLs must be ``http://`` or ``https://``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from jw_rag.errors import ConfigError
 
-__all__ = ["ENV_VAR", "allowed_roots", "confined_path", "confined_source"]
+__all__ = ["ENV_VAR", "allowed_roots", "confined_path", "confined_source", "is_url"]
 
 ENV_VAR = "JW_MCP_ROOTS"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")  # two letters or more: not a drive
@@ -33,8 +34,12 @@ def allowed_roots(given: Sequence[str] = ()) -> tuple[Path, ...]:
     return roots
 
 
-def confined_path(path: str, roots: Sequence[Path]) -> Path:
-    """``path`` resolved, when it lies under one of ``roots``; else a ``ConfigError``."""
+def confined_path(
+    path: str, roots: Sequence[Path], client_roots: Sequence[Path] | None = None
+) -> Path:
+    """``path`` resolved, when it lies under one of ``roots`` and, unless
+    ``client_roots`` is None (the client offers none), under one of those; else
+    a ``ConfigError``."""
     candidate = Path(path).expanduser()
     if not candidate.is_absolute():
         candidate = roots[0] / candidate
@@ -45,14 +50,27 @@ def confined_path(path: str, roots: Sequence[Path]) -> Path:
             f"{path} is outside the allowed roots ({names}): use a file under them "
             "or start jw-mcp with --root"
         )
+    if client_roots is not None and not any(resolved.is_relative_to(r) for r in client_roots):
+        names = ", ".join(str(r) for r in client_roots) or "none"
+        raise ConfigError(
+            f"{path} is outside the roots the client offers ({names}): use a file under "
+            "them or add its folder to the client's roots"
+        )
     return resolved
 
 
-def confined_source(url_or_path: str, roots: Sequence[Path]) -> str:
+def is_url(url_or_path: str) -> bool:
+    """True when ``url_or_path`` starts with a URL scheme (any: see :func:`confined_source`)."""
+    return _SCHEME.match(url_or_path.strip()) is not None
+
+
+def confined_source(
+    url_or_path: str, roots: Sequence[Path], client_roots: Sequence[Path] | None = None
+) -> str:
     """An ``http(s)`` URL as it is, else the confined path (see :func:`confined_path`)."""
     match = _SCHEME.match(url_or_path.strip())
     if match is None:
-        return str(confined_path(url_or_path, roots))
+        return str(confined_path(url_or_path, roots, client_roots))
     if match.group(1).lower() in ("http", "https"):
         return url_or_path.strip()
     raise ConfigError(

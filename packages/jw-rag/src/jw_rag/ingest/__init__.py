@@ -9,7 +9,7 @@ Every function parses (and chunks) the whole source before touching the
 store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
 """
 
-from jw_rag.ingest._source import checking_urls
+from jw_rag.ingest._source import MAX_SOURCE_BYTES, checking_urls, fetch_limits
 from jw_rag.ingest.article import ingest_article, parse_article
 from jw_rag.ingest.bible import BOOKS, book_slug, ingest_bible_chapter, parse_bible_chapter
 from jw_rag.ingest.epub import ingest_epub, parse_epub
@@ -29,12 +29,14 @@ from jw_rag.ingest.text import ingest_text, parse_text
 __all__ = [
     "BOOKS",
     "KINDS",
+    "MAX_SOURCE_BYTES",
     "IngestResult",
     "book_slug",
     "checking_urls",
     "chunk_document",
     "chunk_document_with_parents",
     "content_hash",
+    "fetch_limits",
     "ingest_article",
     "ingest_bible_chapter",
     "ingest_document",

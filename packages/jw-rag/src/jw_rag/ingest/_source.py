@@ -12,7 +12,8 @@ is unknown.
 Size: a local source must be a regular file (not a device, FIFO or socket)
 of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream and
 stops at :data:`MAX_SOURCE_BYTES` of decoded body or :data:`FETCH_DEADLINE`
-seconds in all, whichever comes first; an archive whose members would
+seconds in all, whichever comes first (a caller may set both for a block of
+code with :func:`fetch_limits`); an archive whose members would
 unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
 :data:`MAX_RATIO`, is refused before anything is unpacked
 (:func:`check_archive`).
@@ -38,12 +39,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from jw_rag.errors import IngestError
+from jw_rag.errors import ConfigError, IngestError
 
 __all__ = [
     "FETCH_DEADLINE",
     "UrlCheck",
     "checking_urls",
+    "fetch_limits",
     "FETCH_RETRIES",
     "FETCH_TIMEOUT",
     "MAX_RATIO",
@@ -93,6 +95,36 @@ def checking_urls(check: UrlCheck) -> Iterator[None]:
         yield
     finally:
         _URL_CHECK.reset(token)
+
+
+#: ``(max_bytes, deadline)`` set by :func:`fetch_limits`; None: the module's defaults.
+_FETCH_LIMITS: ContextVar[tuple[int | None, float | None]] = ContextVar(
+    "jw_rag_fetch_limits", default=(None, None)
+)
+
+
+@contextmanager
+def fetch_limits(max_bytes: int | None = None, deadline: float | None = None) -> Iterator[None]:
+    """Within the block, a fetch stops at ``max_bytes`` of body and after
+    ``deadline`` seconds in all (each step's timeout is at most the deadline);
+    ``None`` keeps :data:`MAX_SOURCE_BYTES` or :data:`FETCH_DEADLINE`."""
+    if max_bytes is not None and max_bytes < 1:
+        raise ConfigError(f"fetch size cap {max_bytes} is not positive: give at least 1 byte")
+    if deadline is not None and not deadline > 0:
+        raise ConfigError(f"fetch deadline {deadline} is not positive: give seconds above 0")
+    token = _FETCH_LIMITS.set((max_bytes, deadline))
+    try:
+        yield
+    finally:
+        _FETCH_LIMITS.reset(token)
+
+
+def _limits() -> tuple[int, float]:
+    max_bytes, deadline = _FETCH_LIMITS.get()
+    return (
+        MAX_SOURCE_BYTES if max_bytes is None else max_bytes,
+        FETCH_DEADLINE if deadline is None else deadline,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +179,8 @@ def read_path(path: str | Path) -> Loaded:
 
 
 def _mib(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
     return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
 
 
@@ -176,15 +210,17 @@ def check_archive(data: bytes, name: str) -> None:
 def fetch_url(url: str) -> Loaded:
     """GET ``url`` (timeout 20 s per step, 2 connection retries, redirects
     followed, at most :data:`MAX_SOURCE_BYTES` of body within
-    :data:`FETCH_DEADLINE` seconds)."""
+    :data:`FETCH_DEADLINE` seconds, or the limits of :func:`fetch_limits`)."""
     transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
-    deadline = time.monotonic() + FETCH_DEADLINE
+    max_bytes, seconds = _limits()
+    step = min(FETCH_TIMEOUT, seconds)
+    deadline = time.monotonic() + seconds
     check = _URL_CHECK.get()
     hooks = {"request": [lambda request: check(str(request.url))]} if check else {}
     try:
         with (
             httpx.Client(
-                timeout=FETCH_TIMEOUT,
+                timeout=step,
                 follow_redirects=True,
                 max_redirects=MAX_REDIRECTS,
                 transport=transport,
@@ -193,11 +229,11 @@ def fetch_url(url: str) -> Loaded:
             client.stream("GET", url) as response,
         ):
             _check_status(url, response)
-            data = _read_body(url, response, deadline)
+            data = _read_body(url, response, deadline, (max_bytes, seconds))
             final, content_type = str(response.url), response.headers.get("content-type", "")
     except httpx.TimeoutException as exc:
         raise IngestError(
-            f"{url}: timed out after {FETCH_TIMEOUT:g} s; try again later or download "
+            f"{url}: timed out after {step:g} s; try again later or download "
             "the page and pass the file path"
         ) from exc
     except httpx.HTTPError as exc:
@@ -219,20 +255,24 @@ def _check_status(url: str, response: httpx.Response) -> None:
         )
 
 
-def _read_body(url: str, response: httpx.Response, deadline: float) -> bytes:
-    """The decoded body, stopped at the size cap or the deadline."""
+def _read_body(
+    url: str, response: httpx.Response, deadline: float, limits: tuple[int, float]
+) -> bytes:
+    """The decoded body, stopped at the size cap or the deadline (``limits`` is
+    ``(max_bytes, seconds)``, for the cap and the messages)."""
+    max_bytes, seconds = limits
     parts: list[bytes] = []
     size = 0
     for part in response.iter_bytes():
         size += len(part)
-        if size > MAX_SOURCE_BYTES:
+        if size > max_bytes:
             raise IngestError(
-                f"{url}: the page is larger than {_mib(MAX_SOURCE_BYTES)}; download it "
+                f"{url}: the page is larger than {_mib(max_bytes)}; download it "
                 "and split it, or pass another address"
             )
         if time.monotonic() > deadline:
             raise IngestError(
-                f"{url}: still downloading after {FETCH_DEADLINE:g} s; try again later or "
+                f"{url}: still downloading after {seconds:g} s; try again later or "
                 "download the page and pass the file path"
             )
         parts.append(part)
