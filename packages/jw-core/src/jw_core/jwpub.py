@@ -37,15 +37,19 @@ from urllib.parse import quote
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from jw_core._bounded import TooLarge, inflate
+
 __all__ = [
     "CARD_XOR",
     "MAX_DOCUMENT_BYTES",
     "MAX_MANIFEST_BYTES",
     "MAX_MEMBER_BYTES",
     "MAX_MEMBER_RATIO",
+    "MAX_PUBLICATION_BYTES",
     "MAX_SQL_STEPS",
     "MEPS_LANGUAGES",
     "ContentDecryptError",
+    "ContentTooLargeError",
     "JwDocument",
     "JwFormatError",
     "JwPublication",
@@ -68,7 +72,7 @@ CARD_XOR = bytes.fromhex("11cbb5587e32846d4c26790c633da289f66fe5842a3a585ce1bc3a
 MEPS_LANGUAGES: dict[int, str] = {0: "en", 1: "es"}
 
 #: Largest inner member read into memory (a guard against archive bombs).
-MAX_MEMBER_BYTES = 2 * 1024**3
+MAX_MEMBER_BYTES = 256 * 1024**2
 
 #: Highest unpacked-to-packed ratio of a member over 1 MiB (real databases
 #: compress a few times; a bomb of zeros a thousand times).
@@ -79,6 +83,9 @@ MAX_MANIFEST_BYTES = 1024**2
 
 #: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs).
 MAX_DOCUMENT_BYTES = 256 * 1024**2
+
+#: Largest XHTML a whole publication may inflate to, all documents together.
+MAX_PUBLICATION_BYTES = 256 * 1024**2
 
 #: SQLite virtual-machine steps one database may take to read: reading a real
 #: publication or backup takes a few million; a recursive view never ends.
@@ -92,6 +99,11 @@ class JwFormatError(ValueError):
 
 class ContentDecryptError(JwFormatError):
     """``Document.Content`` did not decrypt, unpad or inflate with the derived key."""
+
+
+class ContentTooLargeError(ContentDecryptError):
+    """``Document.Content`` inflates past :data:`MAX_DOCUMENT_BYTES` or
+    :data:`MAX_MEMBER_RATIO` times its size (a zlib bomb)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +161,8 @@ def decrypt_content(blob: bytes, key: bytes, iv: bytes) -> str:
     """Decrypt, unpad and inflate ``blob``; the XHTML as text.
 
     Raises :class:`ContentDecryptError` when any step fails (a wrong key almost
-    always breaks the padding or the zlib stream).
+    always breaks the padding or the zlib stream), :class:`ContentTooLargeError`
+    when the content inflates past the size or ratio cap (it stops there).
     """
     data = bytes(blob)
     if not data or len(data) % 16:
@@ -163,13 +176,12 @@ def decrypt_content(blob: bytes, key: bytes, iv: bytes) -> str:
         compressed = unpadder.update(padded) + unpadder.finalize()
     except ValueError as exc:
         raise ContentDecryptError("content has invalid padding after decryption") from exc
-    inflater = zlib.decompressobj()
     try:
-        raw = inflater.decompress(compressed, MAX_DOCUMENT_BYTES)
+        raw = inflate(compressed, limit=MAX_DOCUMENT_BYTES, ratio=MAX_MEMBER_RATIO)
     except zlib.error as exc:
         raise ContentDecryptError(f"decrypted content is not a zlib stream ({exc})") from exc
-    if inflater.unconsumed_tail:
-        raise ContentDecryptError(f"content inflates past {MAX_DOCUMENT_BYTES} bytes")
+    except TooLarge as exc:
+        raise ContentTooLargeError(f"content {exc}") from exc
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -186,6 +198,8 @@ def encrypt_content(xhtml: str, key: bytes, iv: bytes, *, level: int = -1) -> by
 
 def open_archive(data: bytes | Path, name: str) -> zipfile.ZipFile:
     """``data`` (bytes or a path) as a ZIP archive; anything else is a JwFormatError."""
+    if isinstance(data, Path) and data.exists() and not data.is_dir() and not data.is_file():
+        raise JwFormatError(f"{name} is not a regular file (a device, FIFO or socket); pass a file")
     try:
         source: Any = io.BytesIO(data) if isinstance(data, bytes) else data
         return zipfile.ZipFile(source)
@@ -332,6 +346,7 @@ def _documents(
         f"SELECT DocumentId, {meps}, {title}, Content FROM Document ORDER BY DocumentId"
     ).fetchall()
     out = []
+    total = 0
     for document_id, meps_id, doc_title, content in rows:
         if content is None or not len(content):
             continue  # a document without text (e.g. an image-only page)
@@ -342,11 +357,21 @@ def _documents(
             )
         try:
             xhtml = decrypt_content(bytes(content), key, iv)
+        except ContentTooLargeError as exc:
+            raise ContentTooLargeError(
+                f"{name}: document {document_id} {exc}; this is not a genuine publication"
+            ) from exc
         except ContentDecryptError as exc:
             raise ContentDecryptError(
                 f"{name}: document {document_id} does not decrypt ({exc}); the file is "
                 "damaged or its Publication row does not match its content"
             ) from exc
+        total += len(xhtml)
+        if total > MAX_PUBLICATION_BYTES:
+            raise JwFormatError(
+                f"{name}: the documents inflate past {MAX_PUBLICATION_BYTES} bytes in all; "
+                "this is not a genuine publication"
+            )
         out.append(JwDocument(int(document_id), int(meps_id), str(doc_title or ""), xhtml))
     return tuple(out)
 
