@@ -10,8 +10,10 @@ encoding to convert from when the bytes are consistent with cp1252/latin-1
 is unknown.
 
 Size: a local source must be a regular file (not a device, FIFO or socket)
-of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream and
-stops at :data:`MAX_SOURCE_BYTES` of decoded body or :data:`FETCH_DEADLINE`
+of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream,
+decoded here (gzip or deflate) a MiB at a time, and stops at
+:data:`MAX_SOURCE_BYTES` of decoded body, at a body that unpacks more than
+:data:`MAX_RATIO` times what came over the wire, or at :data:`FETCH_DEADLINE`
 seconds in all, whichever comes first; an archive whose members would
 unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
 :data:`MAX_RATIO`, is refused before anything is unpacked
@@ -29,11 +31,14 @@ import io
 import re
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -41,6 +46,7 @@ import httpx
 from jw_rag.errors import IngestError
 
 __all__ = [
+    "ACCEPT_ENCODING",
     "FETCH_DEADLINE",
     "UrlCheck",
     "checking_urls",
@@ -188,6 +194,7 @@ def fetch_url(url: str) -> Loaded:
             max_redirects=MAX_REDIRECTS,
             transport=transport,
             event_hooks=hooks,
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
         ) as client, client.stream("GET", url) as response:
             _check_status(url, response)
             data = _read_body(url, response, deadline)
@@ -216,24 +223,74 @@ def _check_status(url: str, response: httpx.Response) -> None:
         )
 
 
+#: Content encodings a fetch asks for and decodes itself, a piece at a time.
+ACCEPT_ENCODING = "gzip, deflate"
+_STEP = 1024 * 1024
+
+
+def _decoder(url: str, response: httpx.Response) -> Any:
+    """A zlib inflater for the body's content encoding; None for an unencoded body."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header, found alone
+    raise IngestError(
+        f"{url}: the server sent the page as {encoding!r}, which is not read here (only "
+        f"{ACCEPT_ENCODING}); download the page and pass the file path"
+    )
+
+
+def _decoded(url: str, inflater: Any, data: bytes) -> Iterator[bytes]:
+    """``data`` inflated at most :data:`_STEP` bytes at a time (as-is without an inflater)."""
+    if inflater is None:
+        if data:
+            yield data
+        return
+    try:
+        while True:
+            out = inflater.decompress(data, _STEP)
+            data = inflater.unconsumed_tail
+            if out:
+                yield out
+            if inflater.eof or (not out and not data):
+                return
+    except zlib.error as exc:
+        raise IngestError(
+            f"{url}: the page's compressed body is broken ({exc}); try again later"
+        ) from exc
+
+
 def _read_body(url: str, response: httpx.Response, deadline: float) -> bytes:
-    """The decoded body, stopped at the size cap or the deadline."""
+    """The decoded body, stopped at the size cap, a bomb's ratio or the deadline."""
+    inflater = _decoder(url, response)
     parts: list[bytes] = []
-    size = 0
-    for part in response.iter_bytes():
-        size += len(part)
-        if size > MAX_SOURCE_BYTES:
-            raise IngestError(
-                f"{url}: the page is larger than {_mib(MAX_SOURCE_BYTES)}; download it "
-                "and split it, or pass another address"
-            )
+    size = wire = 0
+    for chunk in chain(response.iter_raw(), [b""]):  # b"": what the inflater still holds
+        wire += len(chunk)
+        for part in _decoded(url, inflater, chunk):
+            size += len(part)
+            _check_body(url, size, wire)
+            parts.append(part)
         if time.monotonic() > deadline:
             raise IngestError(
                 f"{url}: still downloading after {FETCH_DEADLINE:g} s; try again later or "
                 "download the page and pass the file path"
             )
-        parts.append(part)
     return b"".join(parts)
+
+
+def _check_body(url: str, size: int, wire: int) -> None:
+    if size > MAX_SOURCE_BYTES:
+        raise IngestError(
+            f"{url}: the page is larger than {_mib(MAX_SOURCE_BYTES)}; download it "
+            "and split it, or pass another address"
+        )
+    if size > _STEP and size > MAX_RATIO * wire:
+        raise IngestError(
+            f"{url}: the page unpacks more than {MAX_RATIO} times its size (a "
+            "decompression bomb?); pass another address"
+        )
 
 
 def read_source(source: str | Path) -> Loaded:
