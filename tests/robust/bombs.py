@@ -1,0 +1,109 @@
+"""Decompression bombs built in an instant: a deflate stream of N MiB of zeros
+is one compressed MiB (cut with a full flush, so every copy is the same bytes)
+repeated N times, then closed. Wrapped as a ZIP member, a gzip body or the
+zlib stream inside a JWPUB document, each unpacks to the full size for real."""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+import tempfile
+import zlib
+from pathlib import Path
+
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from jw_formats_builder import Doc, jwpub_database, write_jwpub
+
+from jw_core.jwpub import derive_key_iv
+
+MIB = 1024 * 1024
+_BLOCK = b"\0" * MIB
+
+
+def _raw_zeros(mib: int) -> bytes:
+    """A raw deflate stream (no header) of ``mib`` MiB of zeros."""
+    piece = zlib.compressobj(9, zlib.DEFLATED, -15)
+    one = piece.compress(_BLOCK) + piece.flush(zlib.Z_FULL_FLUSH)
+    closing = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty final block
+    return one * mib + closing
+
+
+def _crc_zeros(mib: int) -> int:
+    crc = 0
+    for _ in range(mib):
+        crc = zlib.crc32(_BLOCK, crc)
+    return crc
+
+
+def gzip_zeros(mib: int) -> bytes:
+    """A gzip body that decodes to ``mib`` MiB of zeros."""
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+    trailer = struct.pack("<II", _crc_zeros(mib), (mib * MIB) & 0xFFFFFFFF)
+    return header + _raw_zeros(mib) + trailer
+
+
+def zlib_zeros(mib: int) -> bytes:
+    """A zlib stream (header, deflate, Adler-32) of ``mib`` MiB of zeros."""
+    adler = ((mib * MIB) % 65521) << 16 | 1  # a stays 1 over zeros, b counts them
+    return b"\x78\xda" + _raw_zeros(mib) + struct.pack(">I", adler)
+
+
+def _local_and_central(
+    name: str, raw: bytes, crc: int, size: int, offset: int
+) -> tuple[bytes, bytes]:
+    encoded = name.encode()
+    fields = struct.pack("<HHHHHIIIH", 20, 0, 8, 0, 0x21, crc, len(raw), size, len(encoded))
+    local = b"PK\x03\x04" + fields + b"\x00\x00" + encoded + raw
+    central = (
+        b"PK\x01\x02"
+        + struct.pack("<H", 20)
+        + fields
+        + struct.pack("<HHHHII", 0, 0, 0, 0, 0, offset)
+        + encoded
+    )
+    return local, central
+
+
+def write_zip_with_zeros(path: Path, members: dict[str, bytes], zeros: dict[str, int]) -> Path:
+    """A ZIP of ``members`` (deflated) and members of ``zeros[name]`` MiB of zeros each."""
+    entries = []
+    for name, data in members.items():
+        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+        entries.append((name, packer.compress(data) + packer.flush(), zlib.crc32(data), len(data)))
+    for name, mib in zeros.items():
+        entries.append((name, _raw_zeros(mib), _crc_zeros(mib), mib * MIB))
+    body, directory = b"", b""
+    for name, raw, crc, size in entries:
+        local, central = _local_and_central(name, raw, crc, size, len(body))
+        body += local
+        directory += central
+    end = b"PK\x05\x06" + struct.pack(
+        "<HHHHIIH", 0, 0, len(entries), len(entries), len(directory), len(body), 0
+    )
+    path.write_bytes(body + directory + end)
+    return path
+
+
+def write_jwpub_zlib_bomb(path: Path, mib: int, documents: int = 1) -> Path:
+    """A JWPUB of ``documents`` documents whose content each inflates to ``mib`` MiB of zeros."""
+    key, iv = derive_key_iv(0, "tp", 2024)
+    padder = padding.PKCS7(128).padder()
+    padded = padder.update(zlib_zeros(mib)) + padder.finalize()
+    encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    blob = encryptor.update(padded) + encryptor.finalize()
+    page = "<html><body><p>x</p></body></html>"
+    placeholders = [Doc(n, n, f"Bomb {n}", page) for n in range(1, documents + 1)]
+    db = jwpub_database(placeholders, symbol="tp", year=2024, meps_language_index=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        file = Path(tmp) / "tp.db"
+        file.write_bytes(db)
+        conn = sqlite3.connect(file)
+        conn.execute("UPDATE Document SET Content = ?", (blob,))
+        conn.commit()
+        conn.close()
+        db = file.read_bytes()
+    return write_jwpub(path, [], database=db)
+
+
+__all__ = ["MIB", "gzip_zeros", "write_jwpub_zlib_bomb", "write_zip_with_zeros", "zlib_zeros"]
