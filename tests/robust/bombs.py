@@ -5,6 +5,7 @@ zlib stream inside a JWPUB document, each unpacks to the full size for real."""
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import struct
 import tempfile
@@ -19,20 +20,23 @@ from jw_core.jwpub import derive_key_iv
 
 MIB = 1024 * 1024
 _BLOCK = b"\0" * MIB
+#: A MiB that deflates about 165 times: under a 200 ratio cap, yet far from real content.
+_RNG = random.Random(1)
+SPARSE = bytes(_RNG.randrange(1, 256) if i % 600 == 0 else 0 for i in range(MIB))
 
 
-def _raw_zeros(mib: int) -> bytes:
-    """A raw deflate stream (no header) of ``mib`` MiB of zeros."""
+def _raw_zeros(mib: int, block: bytes = _BLOCK) -> bytes:
+    """A raw deflate stream (no header) of ``mib`` copies of ``block`` (a MiB of zeros)."""
     piece = zlib.compressobj(9, zlib.DEFLATED, -15)
-    one = piece.compress(_BLOCK) + piece.flush(zlib.Z_FULL_FLUSH)
+    one = piece.compress(block) + piece.flush(zlib.Z_FULL_FLUSH)
     closing = zlib.compressobj(9, zlib.DEFLATED, -15).flush()  # an empty final block
     return one * mib + closing
 
 
-def _crc_zeros(mib: int) -> int:
+def _crc_zeros(mib: int, block: bytes = _BLOCK) -> int:
     crc = 0
     for _ in range(mib):
-        crc = zlib.crc32(_BLOCK, crc)
+        crc = zlib.crc32(block, crc)
     return crc
 
 
@@ -65,14 +69,17 @@ def _local_and_central(
     return local, central
 
 
-def write_zip_with_zeros(path: Path, members: dict[str, bytes], zeros: dict[str, int]) -> Path:
-    """A ZIP of ``members`` (deflated) and members of ``zeros[name]`` MiB of zeros each."""
+def write_zip_with_zeros(
+    path: Path, members: dict[str, bytes], zeros: dict[str, int], *, block: bytes = _BLOCK
+) -> Path:
+    """A ZIP of ``members`` (deflated) and members of ``zeros[name]`` copies of
+    ``block`` (a MiB of zeros, or :data:`SPARSE`) each."""
     entries = []
     for name, data in members.items():
         packer = zlib.compressobj(9, zlib.DEFLATED, -15)
         entries.append((name, packer.compress(data) + packer.flush(), zlib.crc32(data), len(data)))
     for name, mib in zeros.items():
-        entries.append((name, _raw_zeros(mib), _crc_zeros(mib), mib * MIB))
+        entries.append((name, _raw_zeros(mib, block), _crc_zeros(mib, block), mib * len(block)))
     body, directory = b"", b""
     for name, raw, crc, size in entries:
         local, central = _local_and_central(name, raw, crc, size, len(body))
@@ -106,4 +113,11 @@ def write_jwpub_zlib_bomb(path: Path, mib: int, documents: int = 1) -> Path:
     return write_jwpub(path, [], database=db)
 
 
-__all__ = ["MIB", "gzip_zeros", "write_jwpub_zlib_bomb", "write_zip_with_zeros", "zlib_zeros"]
+__all__ = [
+    "MIB",
+    "SPARSE",
+    "gzip_zeros",
+    "write_jwpub_zlib_bomb",
+    "write_zip_with_zeros",
+    "zlib_zeros",
+]

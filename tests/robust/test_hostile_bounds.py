@@ -20,7 +20,7 @@ from typing import Any
 
 import hostile_server
 import pytest
-from bombs import gzip_zeros, write_jwpub_zlib_bomb, write_zip_with_zeros
+from bombs import SPARSE, gzip_zeros, write_jwpub_zlib_bomb, write_zip_with_zeros
 from hostile_files import (
     CHAPTER,
     CONTAINER,
@@ -97,6 +97,25 @@ def test_an_epub_with_three_1_gib_members(tmp_path: Path, store: Path) -> None:
     before = snapshot(store)
     child = run_child(tmp_path, [ingest(store, "epub", bomb)], deadline=60)
     assert_one_line_errors(child, "would unpack to 3072 MiB")
+    assert snapshot(store) == before
+
+
+def test_epubs_just_under_the_member_ratio(tmp_path: Path, store: Path) -> None:
+    """Media of 480 MiB, each member compressed 165 times (under the 200 cap),
+    are stored without being unpacked; 70 MiB of such text is refused."""
+    images = b'<item id="i0" href="i0.png" media-type="image/png"/>'
+    members = {"mimetype": b"application/epub+zip", "META-INF/container.xml": CONTAINER,
+               "content.opf": OPF.replace(b"<manifest>", b"<manifest>" + images),
+               "ch1.xhtml": CHAPTER}  # fmt: skip
+    media = write_zip_with_zeros(tmp_path / "media.epub", members, {"i0.png": 480}, block=SPARSE)
+    plain = {**members, "content.opf": OPF}
+    text = write_zip_with_zeros(tmp_path / "text.epub", plain, {"x.xhtml": 70}, block=SPARSE)
+    assert media.stat().st_size < 4 * 1024**2
+    before = snapshot(store)
+    runs = [ingest(store, "epub", text), ingest(tmp_path / "other.sqlite", "epub", media)]
+    child = run_child(tmp_path, runs, deadline=60)
+    assert_one_line_errors(Child(child.runs[:1], child.peak_kib), "its text would unpack to 70 MiB")
+    assert child.runs[1]["code"] == 0 and "media/ch1: 1 chunks" in child.runs[1]["out"]
     assert snapshot(store) == before
 
 
