@@ -1,6 +1,7 @@
 """A local HTTP server for fetch tests: redirects, pages sent with a content
-encoding (:data:`ENCODED`, which a test may add to), and at any other path a
-page that never ends (a paragraph every 0.1 s for a minute)."""
+encoding (:data:`ENCODED`, which a test may add to), ``/stall`` (an answer
+only after 5 s, a redirect to itself), and at any other path a page that never
+ends (a paragraph every 0.1 s for a minute)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ ENCODED: dict[str, tuple[str, bytes]] = {
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path.startswith("/stall"):  # headers only after 5 s, then a redirect
+            time.sleep(5)
+            self.send_response(302)
+            self.send_header("Location", "/stall")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if self.path in REDIRECTS:
             self.send_response(302)
             self.send_header("Location", REDIRECTS[self.path])

@@ -81,7 +81,9 @@ def test_an_archive_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
             sys.exit(3)
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 3, done.stderr[-2000:]
     message, peak_kib = done.stdout.splitlines()
     assert "decompression bomb" in message or "would unpack" in message
@@ -193,3 +195,16 @@ def test_encoded_pages_are_decoded_here_and_others_refused(tmp_path: Path, serve
         ingest_article(store, f"{server}/br")
     assert "sent the page as 'br', which is not read here" in _one_line(info.value)
     assert store.stats()["sources"] == 2
+
+
+def test_a_server_slow_to_answer_is_left_at_the_deadline(
+    tmp_path: Path, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    monkeypatch.setattr(source, "FETCH_DEADLINE", 1.0)
+    started = time.monotonic()
+    with pytest.raises(IngestError) as info:
+        ingest_article(store, f"{server}/stall")  # no answer for 5 s (each hop)
+    assert "still downloading after 1 s" in _one_line(info.value)
+    assert time.monotonic() - started < 2.5
+    assert store.stats()["chunks"] == 0

@@ -180,13 +180,12 @@ def check_archive(data: bytes, name: str) -> None:
 
 
 def fetch_url(url: str) -> Loaded:
-    """GET ``url`` (timeout 20 s per step, 2 connection retries, redirects
-    followed, at most :data:`MAX_SOURCE_BYTES` of body within
-    :data:`FETCH_DEADLINE` seconds)."""
+    """GET ``url`` (timeout 20 s per step, and never past what is left of
+    :data:`FETCH_DEADLINE`; 2 connection retries, redirects followed, at most
+    :data:`MAX_SOURCE_BYTES` of body)."""
     transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
     deadline = time.monotonic() + FETCH_DEADLINE
-    check = _URL_CHECK.get()
-    hooks = {"request": [lambda request: check(str(request.url))]} if check else {}
+    hooks = {"request": [_hop_hook(url, deadline, _URL_CHECK.get())]}
     try:
         with httpx.Client(
             timeout=FETCH_TIMEOUT,
@@ -200,6 +199,8 @@ def fetch_url(url: str) -> Loaded:
             data = _read_body(url, response, deadline)
             final, content_type = str(response.url), response.headers.get("content-type", "")
     except httpx.TimeoutException as exc:
+        if time.monotonic() >= deadline - 0.05:
+            raise _past_deadline(url) from exc
         raise IngestError(
             f"{url}: timed out after {FETCH_TIMEOUT:g} s; try again later or download "
             "the page and pass the file path"
@@ -213,6 +214,29 @@ def fetch_url(url: str) -> Loaded:
     if not data:
         raise IngestError(f"{url}: the server sent an empty page; check the address")
     return Loaded(data=data, name=url, url=final, content_type=content_type)
+
+
+def _hop_hook(url: str, deadline: float, check: UrlCheck | None) -> Callable[[httpx.Request], None]:
+    """What runs before the request and each redirect: the caller's URL check,
+    then every step of the hop (connect, send, each read) timed out at what is
+    left of the deadline, so no hop outlives it."""
+
+    def hook(request: httpx.Request) -> None:
+        if check is not None:
+            check(str(request.url))
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _past_deadline(url)
+        request.extensions["timeout"] = httpx.Timeout(min(FETCH_TIMEOUT, left)).as_dict()
+
+    return hook
+
+
+def _past_deadline(url: str) -> IngestError:
+    return IngestError(
+        f"{url}: still downloading after {FETCH_DEADLINE:g} s; try again later or "
+        "download the page and pass the file path"
+    )
 
 
 def _check_status(url: str, response: httpx.Response) -> None:
@@ -273,10 +297,7 @@ def _read_body(url: str, response: httpx.Response, deadline: float) -> bytes:
             _check_body(url, size, wire)
             parts.append(part)
         if time.monotonic() > deadline:
-            raise IngestError(
-                f"{url}: still downloading after {FETCH_DEADLINE:g} s; try again later or "
-                "download the page and pass the file path"
-            )
+            raise _past_deadline(url)
     return b"".join(parts)
 
 
