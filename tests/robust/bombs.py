@@ -53,20 +53,40 @@ def zlib_zeros(mib: int) -> bytes:
     return b"\x78\xda" + _raw_zeros(mib) + struct.pack(">I", adler)
 
 
-def _local_and_central(
-    name: str, raw: bytes, crc: int, size: int, offset: int
+def _entry(
+    name: str, method: int, crc: int, packed: int, size: int, offset: int
 ) -> tuple[bytes, bytes]:
+    """The local header and the central directory entry of one member."""
     encoded = name.encode()
-    fields = struct.pack("<HHHHHIIIH", 20, 0, 8, 0, 0x21, crc, len(raw), size, len(encoded))
-    local = b"PK\x03\x04" + fields + b"\x00\x00" + encoded + raw
-    central = (
-        b"PK\x01\x02"
-        + struct.pack("<H", 20)
-        + fields
-        + struct.pack("<HHHHII", 0, 0, 0, 0, 0, offset)
-        + encoded
-    )
+    fields = struct.pack("<HHHHHIIIH", 20, 0, method, 0, 0x21, crc, packed, size, len(encoded))
+    local = b"PK\x03\x04" + fields + b"\x00\x00" + encoded
+    central = b"PK\x01\x02" + struct.pack("<H", 20) + fields
+    central += struct.pack("<HHHHII", 0, 0, 0, 0, 0, offset) + encoded
     return local, central
+
+
+def _deflated(data: bytes, *, last: bool = True) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return packer.compress(data) + packer.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
+
+
+def _end(entries: int, directory: bytes, at: int) -> bytes:
+    return b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, entries, entries, len(directory), at, 0)
+
+
+def write_zip(
+    path: Path, members: dict[str, bytes], raw: list[tuple[str, bytes, int, int]]
+) -> Path:
+    """A ZIP of ``members`` (deflated) and of ``raw`` entries ``(name, deflate
+    stream, CRC-32, unpacked size)`` given already compressed."""
+    entries = [(n, _deflated(d), zlib.crc32(d), len(d)) for n, d in members.items()] + raw
+    body, directory = b"", b""
+    for name, data, crc, size in entries:
+        local, central = _entry(name, 8, crc, len(data), size, len(body))
+        body += local + data
+        directory += central
+    path.write_bytes(body + directory + _end(len(entries), directory, len(body)))
+    return path
 
 
 def write_zip_with_zeros(
@@ -74,22 +94,33 @@ def write_zip_with_zeros(
 ) -> Path:
     """A ZIP of ``members`` (deflated) and members of ``zeros[name]`` copies of
     ``block`` (a MiB of zeros, or :data:`SPARSE`) each."""
-    entries = []
-    for name, data in members.items():
-        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
-        entries.append((name, packer.compress(data) + packer.flush(), zlib.crc32(data), len(data)))
-    for name, mib in zeros.items():
-        entries.append((name, _raw_zeros(mib, block), _crc_zeros(mib, block), mib * len(block)))
-    body, directory = b"", b""
-    for name, raw, crc, size in entries:
-        local, central = _local_and_central(name, raw, crc, size, len(body))
-        body += local
-        directory += central
-    end = b"PK\x05\x06" + struct.pack(
-        "<HHHHIIH", 0, 0, len(entries), len(entries), len(directory), len(body), 0
-    )
-    path.write_bytes(body + directory + end)
-    return path
+    raw = [
+        (name, _raw_zeros(mib, block), _crc_zeros(mib, block), mib * len(block))
+        for name, mib in zeros.items()
+    ]
+    return write_zip(path, members, raw)
+
+
+def write_jwpub_with_big_contents(path: Path, mib: int) -> Path:
+    """A genuine JWPUB whose 'contents' also stores an image of ``mib`` MiB
+    (:data:`SPARSE`, so the file is small): 'contents' unpacks to that size."""
+    db = jwpub_database(
+        [Doc(1, 1, "T", "<html><body><p>Text beside a big image.</p></body></html>")],
+        symbol="tp", year=2024, meps_language_index=0,
+    )  # fmt: skip
+    size = mib * MIB
+    image, image_entry = _entry("img.png", 0, _crc_zeros(mib, SPARSE), size, size, 0)
+    packed = _deflated(db)
+    at = len(image) + size
+    db_local, db_entry = _entry("tp.db", 8, zlib.crc32(db), len(packed), len(db), at)
+    directory = image_entry + db_entry
+    tail = db_local + packed + directory + _end(2, directory, at + len(db_local) + len(packed))
+    stream = _deflated(image, last=False) + _deflated(SPARSE, last=False) * mib + _deflated(tail)
+    crc = zlib.crc32(image)
+    for _ in range(mib):
+        crc = zlib.crc32(SPARSE, crc)
+    crc = zlib.crc32(tail, crc)
+    return write_zip(path, {}, [("contents", stream, crc, len(image) + size + len(tail))])
 
 
 def write_jwpub_zlib_bomb(path: Path, mib: int, documents: int = 1) -> Path:

@@ -20,7 +20,13 @@ from typing import Any
 
 import hostile_server
 import pytest
-from bombs import SPARSE, gzip_zeros, write_jwpub_zlib_bomb, write_zip_with_zeros
+from bombs import (
+    SPARSE,
+    gzip_zeros,
+    write_jwpub_with_big_contents,
+    write_jwpub_zlib_bomb,
+    write_zip_with_zeros,
+)
 from hostile_files import (
     CHAPTER,
     CONTAINER,
@@ -129,6 +135,16 @@ def test_jwpubs_whose_documents_are_zlib_bombs(tmp_path: Path, store: Path) -> N
     )
     assert_one_line_errors(child, "document 1 content inflates more than 200 times its size")
     assert snapshot(store) == before
+
+
+def test_a_jwpub_whose_contents_unpack_to_240_mib(tmp_path: Path, store: Path) -> None:
+    """A genuine publication beside a 240 MiB image: read without holding 'contents'."""
+    big = write_jwpub_with_big_contents(tmp_path / "big.jwpub", 240)
+    assert big.stat().st_size < 2 * 1024**2
+    child = run_child(tmp_path, [ingest(tmp_path / "other.sqlite", "jwpub", big)], deadline=60)
+    (run,) = child.runs
+    assert run["code"] == 0 and "jwpub:tp:2024:1:0: 1 chunks" in run["out"], run
+    assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
 
 
 KINDS = ("article", "bible", "epub", "pdf", "markdown", "text", "jwpub", "backup")

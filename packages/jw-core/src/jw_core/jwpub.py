@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 from cryptography.hazmat.primitives import padding
@@ -53,6 +53,7 @@ __all__ = [
     "JwDocument",
     "JwFormatError",
     "JwPublication",
+    "check_member",
     "decrypt_content",
     "derive_key_iv",
     "encrypt_content",
@@ -196,8 +197,9 @@ def encrypt_content(xhtml: str, key: bytes, iv: bytes, *, level: int = -1) -> by
     return encryptor.update(padded) + encryptor.finalize()
 
 
-def open_archive(data: bytes | Path, name: str) -> zipfile.ZipFile:
-    """``data`` (bytes or a path) as a ZIP archive; anything else is a JwFormatError."""
+def open_archive(data: bytes | Path | IO[bytes], name: str) -> zipfile.ZipFile:
+    """``data`` (bytes, a path or a seekable binary file) as a ZIP archive;
+    anything else is a JwFormatError."""
     if isinstance(data, Path) and data.exists() and not data.is_dir() and not data.is_file():
         raise JwFormatError(f"{name} is not a regular file (a device, FIFO or socket); pass a file")
     try:
@@ -207,12 +209,24 @@ def open_archive(data: bytes | Path, name: str) -> zipfile.ZipFile:
         raise JwFormatError(f"{name}: no such file; check the path") from exc
     except IsADirectoryError as exc:
         raise JwFormatError(f"{name} is a directory; pass a file") from exc
-    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise JwFormatError(f"{name} is not a ZIP archive ({exc}); pass the file as saved") from exc
 
 
 def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
     """The bytes of ``member``; a broken or oversized member is a JwFormatError."""
+    info = check_member(archive, member, name)
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+        raise JwFormatError(
+            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+        ) from exc
+
+
+def check_member(archive: zipfile.ZipFile, member: str, name: str) -> zipfile.ZipInfo:
+    """The entry of ``member``, refused (JwFormatError) from the directory alone
+    when it is larger than :data:`MAX_MEMBER_BYTES` or a decompression bomb."""
     info = archive.getinfo(member)
     if info.file_size > MAX_MEMBER_BYTES:
         raise JwFormatError(f"{name}: {member} is {info.file_size} bytes, too large to read")
@@ -221,12 +235,7 @@ def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
             f"{name}: {member} unpacks {info.file_size // max(info.compress_size, 1)} times its "
             "size (a decompression bomb?); this is not a genuine file"
         )
-    try:
-        return archive.read(info)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise JwFormatError(
-            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
-        ) from exc
+    return info
 
 
 @contextmanager
@@ -306,12 +315,14 @@ def _inner_database(archive: zipfile.ZipFile, name: str) -> bytes:
             f"{name} is a ZIP archive but not a JWPUB (no 'contents' member); "
             "pass a .jwpub publication file"
         )
-    inner = open_archive(read_member(archive, "contents", name), f"{name}: contents")
-    with inner:
-        dbs = [m for m in inner.namelist() if m.lower().endswith(".db")]
-        if not dbs:
-            raise JwFormatError(f"{name}: 'contents' holds no .db database; not a JWPUB")
-        return read_member(inner, dbs[0], f"{name}: contents")
+    # read in place, never whole: 'contents' also holds every image of the publication
+    with archive.open(check_member(archive, "contents", name)) as stream:
+        inner = open_archive(stream, f"{name}: contents")
+        with inner:
+            dbs = [m for m in inner.namelist() if m.lower().endswith(".db")]
+            if not dbs:
+                raise JwFormatError(f"{name}: 'contents' holds no .db database; not a JWPUB")
+            return read_member(inner, dbs[0], f"{name}: contents")
 
 
 _PUBLICATION_COLUMNS = ("MepsLanguageIndex", "Symbol", "Year")
