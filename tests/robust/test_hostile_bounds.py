@@ -45,6 +45,10 @@ PEAK_LIMIT_KIB = 500 * 1000  # 500 MB
 GOOD_TEXT = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
 
 
+#: One BLAS thread in the child: each extra one reserves address space under the cap.
+_CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 @dataclass(frozen=True)
 class Child:
     runs: list[dict[str, Any]]
@@ -60,7 +64,7 @@ def run_child(
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, str(CHILD), str(spec), str(report)],
-        capture_output=True, text=True, timeout=deadline, env=os.environ.copy(),
+        capture_output=True, text=True, timeout=deadline, env=dict(os.environ) | _CHILD_ENV,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert time.monotonic() - started < deadline
@@ -92,6 +96,13 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def ingest(store: Path, kind: str, path: Path | str) -> dict[str, Any]:
     return {"argv": ["--store", str(store), "rag", "ingest", kind, str(path)]}
+
+
+def test_the_harness_sees_a_big_peak_and_caps_the_address_space(tmp_path: Path) -> None:
+    runs = [{"python": "data = b'x' * 550_000_000; del data"}, {"python": "b'x' * 2 * 1024**3"}]
+    child = run_child(tmp_path, runs, deadline=60)
+    assert child.runs[0]["error"] is None and child.peak_kib > PEAK_LIMIT_KIB
+    assert child.runs[1]["error"] == "MemoryError: "
 
 
 def test_an_epub_with_three_1_gib_members(tmp_path: Path, store: Path) -> None:
