@@ -7,6 +7,8 @@ text) parsed into :class:`~jw_rag.model.Document` objects, chunked and stored.
 
 Every function parses (and chunks) the whole source before touching the
 store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
+:func:`ingest_folder` (``skip_bad=True``) stores a folder's good files and
+lists the bad ones with their reasons instead of failing on the first.
 """
 
 from jw_rag.ingest._source import checking_urls
