@@ -3,9 +3,11 @@ and the CLI / MCP suite. Every file is generated here, in a temp dir."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from jw_formats_builder import Doc, jwpub_database, write_backup, write_jwpub, zip_bytes
 
@@ -192,6 +194,30 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
+def snapshot(store: Path) -> dict[str, Any]:
+    """Integrity, counts and a SHA-256 over every row of every table, read-only."""
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        integrity = conn.execute("PRAGMA integrity_check").fetchall()
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        )]  # fmt: skip
+        digest = hashlib.sha256()
+        for table in tables:
+            rows = conn.execute(f'SELECT * FROM "{table}"').fetchall()
+            digest.update(table.encode())
+            for row in sorted(repr(r) for r in rows):
+                digest.update(row.encode("utf-8", "surrogatepass"))
+        return {
+            "integrity": integrity,
+            "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "sources": conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0],
+            "rows": digest.hexdigest(),
+        }
+    finally:
+        conn.close()
+
+
 __all__ = [
     "CHAPTER",
     "CONTAINER",
@@ -207,5 +233,6 @@ __all__ = [
     "hostile_files",
     "jwpub_with_database",
     "jwpub_with_manifest",
+    "snapshot",
     "sqlite_bytes",
 ]

@@ -130,14 +130,19 @@ def test_hostile_structured_data_is_a_one_line_ingest_error(
 
 
 def test_a_zlib_bomb_document_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jwpub_module, "MAX_DOCUMENT_BYTES", 1_000_000)
     bomb = "<html><body><p>" + "x" * 5_000_000 + "</p></body></html>"
     assert len(zlib.compress(bomb.encode())) < 10_000
     path = write_jwpub(tmp_path / "bomb.jwpub", [Doc(1, 1, "Bomb", bomb)])
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    with pytest.raises(IngestError, match=r"document 1 content inflates more than 200 times"):
+        ingest_jwpub(store, path)
+    monkeypatch.setattr(jwpub_module, "MAX_MEMBER_RATIO", 10**6)
+    monkeypatch.setattr(jwpub_module, "MAX_DOCUMENT_BYTES", 1_000_000)
     with pytest.raises(
-        IngestError, match=r"document 1 does not decrypt \(content inflates past 1000000 bytes\)"
+        IngestError, match=r"document 1 content inflates past 1000000 bytes; this is not a genuine"
     ):
-        ingest_jwpub(SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16)), path)
+        ingest_jwpub(store, path)
+    assert store.stats()["chunks"] == 0
 
 
 def test_epub_chapter_nested_past_the_parser_limit_is_one_line(tmp_path: Path) -> None:

@@ -6,16 +6,13 @@ row of every table unchanged."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
-import sqlite3
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
-from hostile_files import hostile_files
+from hostile_files import hostile_files, snapshot
 from mcp_client import REPO, connect
 
 from jw_cli.app import main
@@ -33,30 +30,6 @@ MCP_TOOLS = {
     "jwpub": ("ingest_jwpub", "path"),
     "backup": ("ingest_jw_library_backup", "path"),
 }
-
-
-def snapshot(store: Path) -> dict[str, Any]:
-    """Integrity, counts and a SHA-256 over every row of every table, read-only."""
-    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    try:
-        integrity = conn.execute("PRAGMA integrity_check").fetchall()
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-        )]  # fmt: skip
-        digest = hashlib.sha256()
-        for table in tables:
-            rows = conn.execute(f'SELECT * FROM "{table}"').fetchall()
-            digest.update(table.encode())
-            for row in sorted(repr(r) for r in rows):
-                digest.update(row.encode("utf-8", "surrogatepass"))
-        return {
-            "integrity": integrity,
-            "chunks": conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
-            "sources": conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0],
-            "rows": digest.hexdigest(),
-        }
-    finally:
-        conn.close()
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,10 @@ window — each a one-line error, nothing stored."""
 
 from __future__ import annotations
 
-import gzip
-import http.server
 import os
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -18,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hostile_server import serving
 
 import jw_rag.ingest._source as source
 from jw_rag.chunkers import ParagraphChunker
@@ -83,7 +81,9 @@ def test_an_archive_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
             sys.exit(3)
         """
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 3, done.stderr[-2000:]
     message, peak_kib = done.stdout.splitlines()
     assert "decompression bomb" in message or "would unpack" in message
@@ -91,46 +91,10 @@ def test_an_archive_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
     assert int(peak_kib) < 500 * 1024
 
 
-class _Slow(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        redirects = {"/start": "/private", "/to-file": "file:///etc/passwd", "/loop": "/loop"}
-        if self.path in redirects:
-            self.send_response(302)
-            self.send_header("Location", redirects[self.path])
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        if self.path == "/bomb":
-            body = gzip.compress(b"<p>" + b"a" * (8 * 1024 * 1024) + b"</p>")
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Encoding", "gzip")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        try:
-            for _ in range(100):
-                self.wfile.write(b"<p>slow</p>")
-                self.wfile.flush()
-                time.sleep(0.1)
-        except OSError:
-            pass
-
-    def log_message(self, *_args: object) -> None:
-        pass
-
-
 @pytest.fixture
 def server() -> Iterator[str]:
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Slow)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serving() as url:
+        yield url
 
 
 def test_downloads_stop_at_the_size_cap_and_the_deadline(
@@ -218,4 +182,29 @@ def test_every_redirect_hop_is_checked_and_bounded(tmp_path: Path, server: str) 
     with pytest.raises(IngestError) as info:
         ingest_article(store, f"{server}/loop")
     assert "cannot be fetched" in _one_line(info.value)
+    assert store.stats()["chunks"] == 0
+
+
+def test_encoded_pages_are_decoded_here_and_others_refused(tmp_path: Path, server: str) -> None:
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    for encoding in ("gzip", "deflate"):
+        ingest_article(store, f"{server}/{encoding}")
+        (hit,) = store.search(encoding, 1, mode="bm25")
+        assert hit.chunk.text == f"Água viva, {encoding}."
+    with pytest.raises(IngestError) as info:
+        ingest_article(store, f"{server}/br")
+    assert "sent the page as 'br', which is not read here" in _one_line(info.value)
+    assert store.stats()["sources"] == 2
+
+
+def test_a_server_slow_to_answer_is_left_at_the_deadline(
+    tmp_path: Path, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    monkeypatch.setattr(source, "FETCH_DEADLINE", 1.0)
+    started = time.monotonic()
+    with pytest.raises(IngestError) as info:
+        ingest_article(store, f"{server}/stall")  # no answer for 5 s (each hop)
+    assert "still downloading after 1 s" in _one_line(info.value)
+    assert time.monotonic() - started < 2.5
     assert store.stats()["chunks"] == 0

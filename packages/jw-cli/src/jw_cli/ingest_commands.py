@@ -4,9 +4,11 @@ One command per source kind (``article``, ``bible``, ``epub``, ``pdf``,
 ``markdown``, ``text``; ``jwpub`` and ``backup`` when the installed jw-rag
 provides them). A folder is read recursively. ``--source-id`` names a single
 source; ``--replace`` replaces a stored source that came from another file or
-URL (refused otherwise, see :mod:`jw_rag.ingest._identity`). Every document is parsed and
-chunked before the store is touched; a rich progress bar on stderr counts the
-stored documents when there are several.
+URL (refused otherwise, see :mod:`jw_rag.ingest._identity`). ``--skip-bad`` stores
+the good files of a folder and lists each bad one with its reason (without it, one
+bad file fails the folder). Every document is parsed and chunked before the store
+is touched; a rich progress bar on stderr counts the stored documents when there
+are several.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -22,12 +25,15 @@ import typer
 import jw_rag.ingest as ingest
 from jw_cli.options import ChunkerOpt, LanguageOpt, StoreOpt, global_options, opened_store
 from jw_cli.progress import stderr_progress
-from jw_rag.ingest import IngestResult, ingest_documents, load_documents
+from jw_rag.errors import ConfigError
+from jw_rag.ingest import IngestResult, SkippedFile, ingest_documents, load_documents, load_folder
+from jw_rag.ingest._source import is_url
+from jw_rag.ingest.folder import nothing_to_ingest
 from jw_rag.ingest.pipeline import check_language, with_language
-from jw_rag.model import Chunk
+from jw_rag.model import Chunk, Document
 from jw_rag.store import Store
 
-__all__ = ["CountingStore", "ingest_app", "summary_line"]
+__all__ = ["CountingStore", "ingest_app", "skipped_line", "summary_line"]
 
 ingest_app = typer.Typer(
     help="Parse, chunk and store a source (file, folder or URL).", no_args_is_help=True
@@ -59,16 +65,37 @@ def summary_line(result: IngestResult) -> str:
     )
 
 
-def _report(results: Sequence[IngestResult], as_json: bool) -> None:
+def skipped_line(skipped: SkippedFile) -> str:
+    """One line per file ``--skip-bad`` left out: the file and why."""
+    if skipped.reason.startswith(skipped.path):
+        return f"skipped {skipped.reason}"
+    return f"skipped {skipped.path}: {skipped.reason}"
+
+
+def _report(
+    results: Sequence[IngestResult], as_json: bool, skipped: list[SkippedFile] | None = None
+) -> None:
+    """The stored sources (and with ``--skip-bad`` the files left out), as lines or JSON."""
     if as_json:
-        typer.echo(json.dumps([asdict(r) for r in results], ensure_ascii=False, indent=2))
+        rows = [asdict(r) for r in results]
+        out = (
+            rows if skipped is None else {"sources": rows, "skipped": [asdict(s) for s in skipped]}
+        )
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
     for r in results:
         typer.echo(summary_line(r))
-    if len(results) > 1:
+    for s in skipped or ():
+        typer.echo(skipped_line(s))
+    if len(results) > 1 or skipped is not None:
         stored = sum(not r.skipped for r in results)
         total = sum(r.chunks for r in results)
-        typer.echo(f"{len(results)} sources, {stored} stored, {total} chunks")
+        tail = "" if skipped is None else f"; {_count(len(skipped), 'file')} skipped"
+        typer.echo(f"{_count(len(results), 'source')}, {stored} stored, {total} chunks{tail}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 SourceIdOpt = Annotated[
@@ -81,6 +108,16 @@ SourceIdOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON instead of lines.")]
+SkipBadOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-bad",
+        metavar="",
+        help="For a folder: leave out each file that cannot be read or parsed, store the "
+        "others and list what was skipped and why (default: one bad file fails the whole "
+        "folder and nothing is stored).",
+    ),
+]
 ReplaceOpt = Annotated[
     bool,
     typer.Option(
@@ -92,6 +129,33 @@ ReplaceOpt = Annotated[
 ]
 
 
+@dataclass(frozen=True, slots=True)
+class _Flags:
+    """The per-kind command's options that do not choose the chunker, store or language."""
+
+    source_id: str | None
+    replace: bool
+    skip_bad: bool
+    as_json: bool
+
+
+def _load(
+    source: str, kind: str, source_id: str | None, skip_bad: bool
+) -> tuple[list[Document], list[SkippedFile] | None]:
+    """The documents of ``source`` and, with ``--skip-bad``, the files left out."""
+    if not skip_bad:
+        return load_documents(source, kind=kind, source_id=source_id), None
+    if is_url(source) or not Path(source).expanduser().is_dir():
+        raise ConfigError(f"--skip-bad applies to a folder, and {source} is not one; drop it")
+    if source_id is not None:
+        raise ConfigError("--source-id names one source; a folder's files get ids from their paths")
+    docs, skipped = load_folder(source, kind=kind, skip_bad=True)
+    if not docs:
+        _report([], False, skipped)
+        raise nothing_to_ingest(source, skipped)
+    return docs, skipped
+
+
 def _ingest_parsed(
     ctx: typer.Context,
     kind: str,
@@ -99,14 +163,12 @@ def _ingest_parsed(
     chunker: str | None,
     store: str | None,
     language: str | None,
-    source_id: str | None = None,
-    replace: bool = False,
-    as_json: bool = False,
+    flags: _Flags,
 ) -> None:
     opts = global_options(ctx)
     chosen = opts.chunker_for(chunker)
     check_language(language)
-    docs = load_documents(source, kind=kind, source_id=source_id)
+    docs, skipped = _load(source, kind, flags.source_id, flags.skip_bad)
     for doc in docs:
         with_language(doc, language)
     with opened_store(opts.store_for(store), embedder=opts.embedder) as st:
@@ -114,9 +176,9 @@ def _ingest_parsed(
         with stderr_progress(enabled=show) as progress:
             advance = progress(f"{kind} {source}", len(docs))
             results = ingest_documents(
-                CountingStore(st, advance), docs, chunker=chosen, replace=replace
+                CountingStore(st, advance), docs, chunker=chosen, replace=flags.replace
             )
-    _report(results, as_json)
+    _report(results, flags.as_json, skipped)
 
 
 _KIND_HELP = {
@@ -148,9 +210,11 @@ def _register_kind(kind: str) -> None:
         language: LanguageOpt = None,
         source_id: SourceIdOpt = None,
         replace: ReplaceOpt = False,
+        skip_bad: SkipBadOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
-        _ingest_parsed(ctx, kind, source, chunker, store, language, source_id, replace, as_json)
+        flags = _Flags(source_id, replace, skip_bad, as_json)
+        _ingest_parsed(ctx, kind, source, chunker, store, language, flags)
 
     command.__doc__ = f"{_KIND_HELP[kind]}\n\nExample: jw rag ingest {kind} {_EXAMPLE[kind]}"
     ingest_app.command(kind)(command)

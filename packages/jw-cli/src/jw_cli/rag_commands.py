@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,7 +36,7 @@ from jw_rag.ingest import chunk_document, load_documents
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
 from jw_rag.retrieve import retrieve
 
-__all__ = ["rag_app"]
+__all__ = ["finite", "rag_app"]
 
 rag_app = typer.Typer(
     help=(
@@ -50,7 +51,19 @@ JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON in
 
 
 def _print_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    typer.echo(json.dumps(finite(value), ensure_ascii=False, indent=2, allow_nan=False))
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float as ``None``: JSON has no such
+    numbers (a store written before vectors were checked can hold NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(item) for item in value]
+    return value
 
 
 @rag_app.command()

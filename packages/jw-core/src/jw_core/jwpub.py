@@ -31,11 +31,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from jw_core._bounded import TooLarge, inflate
 
 __all__ = [
     "CARD_XOR",
@@ -43,12 +45,15 @@ __all__ = [
     "MAX_MANIFEST_BYTES",
     "MAX_MEMBER_BYTES",
     "MAX_MEMBER_RATIO",
+    "MAX_PUBLICATION_BYTES",
     "MAX_SQL_STEPS",
     "MEPS_LANGUAGES",
     "ContentDecryptError",
+    "ContentTooLargeError",
     "JwDocument",
     "JwFormatError",
     "JwPublication",
+    "check_member",
     "decrypt_content",
     "derive_key_iv",
     "encrypt_content",
@@ -68,7 +73,7 @@ CARD_XOR = bytes.fromhex("11cbb5587e32846d4c26790c633da289f66fe5842a3a585ce1bc3a
 MEPS_LANGUAGES: dict[int, str] = {0: "en", 1: "es"}
 
 #: Largest inner member read into memory (a guard against archive bombs).
-MAX_MEMBER_BYTES = 2 * 1024**3
+MAX_MEMBER_BYTES = 256 * 1024**2
 
 #: Highest unpacked-to-packed ratio of a member over 1 MiB (real databases
 #: compress a few times; a bomb of zeros a thousand times).
@@ -79,6 +84,9 @@ MAX_MANIFEST_BYTES = 1024**2
 
 #: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs).
 MAX_DOCUMENT_BYTES = 256 * 1024**2
+
+#: Largest XHTML a whole publication may inflate to, all documents together.
+MAX_PUBLICATION_BYTES = 256 * 1024**2
 
 #: SQLite virtual-machine steps one database may take to read: reading a real
 #: publication or backup takes a few million; a recursive view never ends.
@@ -92,6 +100,11 @@ class JwFormatError(ValueError):
 
 class ContentDecryptError(JwFormatError):
     """``Document.Content`` did not decrypt, unpad or inflate with the derived key."""
+
+
+class ContentTooLargeError(ContentDecryptError):
+    """``Document.Content`` inflates past :data:`MAX_DOCUMENT_BYTES` or
+    :data:`MAX_MEMBER_RATIO` times its size (a zlib bomb)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +162,8 @@ def decrypt_content(blob: bytes, key: bytes, iv: bytes) -> str:
     """Decrypt, unpad and inflate ``blob``; the XHTML as text.
 
     Raises :class:`ContentDecryptError` when any step fails (a wrong key almost
-    always breaks the padding or the zlib stream).
+    always breaks the padding or the zlib stream), :class:`ContentTooLargeError`
+    when the content inflates past the size or ratio cap (it stops there).
     """
     data = bytes(blob)
     if not data or len(data) % 16:
@@ -163,13 +177,12 @@ def decrypt_content(blob: bytes, key: bytes, iv: bytes) -> str:
         compressed = unpadder.update(padded) + unpadder.finalize()
     except ValueError as exc:
         raise ContentDecryptError("content has invalid padding after decryption") from exc
-    inflater = zlib.decompressobj()
     try:
-        raw = inflater.decompress(compressed, MAX_DOCUMENT_BYTES)
+        raw = inflate(compressed, limit=MAX_DOCUMENT_BYTES, ratio=MAX_MEMBER_RATIO)
     except zlib.error as exc:
         raise ContentDecryptError(f"decrypted content is not a zlib stream ({exc})") from exc
-    if inflater.unconsumed_tail:
-        raise ContentDecryptError(f"content inflates past {MAX_DOCUMENT_BYTES} bytes")
+    except TooLarge as exc:
+        raise ContentTooLargeError(f"content {exc}") from exc
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -184,8 +197,11 @@ def encrypt_content(xhtml: str, key: bytes, iv: bytes, *, level: int = -1) -> by
     return encryptor.update(padded) + encryptor.finalize()
 
 
-def open_archive(data: bytes | Path, name: str) -> zipfile.ZipFile:
-    """``data`` (bytes or a path) as a ZIP archive; anything else is a JwFormatError."""
+def open_archive(data: bytes | Path | IO[bytes], name: str) -> zipfile.ZipFile:
+    """``data`` (bytes, a path or a seekable binary file) as a ZIP archive;
+    anything else is a JwFormatError."""
+    if isinstance(data, Path) and data.exists() and not data.is_dir() and not data.is_file():
+        raise JwFormatError(f"{name} is not a regular file (a device, FIFO or socket); pass a file")
     try:
         source: Any = io.BytesIO(data) if isinstance(data, bytes) else data
         return zipfile.ZipFile(source)
@@ -193,12 +209,24 @@ def open_archive(data: bytes | Path, name: str) -> zipfile.ZipFile:
         raise JwFormatError(f"{name}: no such file; check the path") from exc
     except IsADirectoryError as exc:
         raise JwFormatError(f"{name} is a directory; pass a file") from exc
-    except (zipfile.BadZipFile, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise JwFormatError(f"{name} is not a ZIP archive ({exc}); pass the file as saved") from exc
 
 
 def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
     """The bytes of ``member``; a broken or oversized member is a JwFormatError."""
+    info = check_member(archive, member, name)
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+        raise JwFormatError(
+            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+        ) from exc
+
+
+def check_member(archive: zipfile.ZipFile, member: str, name: str) -> zipfile.ZipInfo:
+    """The entry of ``member``, refused (JwFormatError) from the directory alone
+    when it is larger than :data:`MAX_MEMBER_BYTES` or a decompression bomb."""
     info = archive.getinfo(member)
     if info.file_size > MAX_MEMBER_BYTES:
         raise JwFormatError(f"{name}: {member} is {info.file_size} bytes, too large to read")
@@ -207,12 +235,7 @@ def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
             f"{name}: {member} unpacks {info.file_size // max(info.compress_size, 1)} times its "
             "size (a decompression bomb?); this is not a genuine file"
         )
-    try:
-        return archive.read(info)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise JwFormatError(
-            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
-        ) from exc
+    return info
 
 
 @contextmanager
@@ -292,12 +315,14 @@ def _inner_database(archive: zipfile.ZipFile, name: str) -> bytes:
             f"{name} is a ZIP archive but not a JWPUB (no 'contents' member); "
             "pass a .jwpub publication file"
         )
-    inner = open_archive(read_member(archive, "contents", name), f"{name}: contents")
-    with inner:
-        dbs = [m for m in inner.namelist() if m.lower().endswith(".db")]
-        if not dbs:
-            raise JwFormatError(f"{name}: 'contents' holds no .db database; not a JWPUB")
-        return read_member(inner, dbs[0], f"{name}: contents")
+    # read in place, never whole: 'contents' also holds every image of the publication
+    with archive.open(check_member(archive, "contents", name)) as stream:
+        inner = open_archive(stream, f"{name}: contents")
+        with inner:
+            dbs = [m for m in inner.namelist() if m.lower().endswith(".db")]
+            if not dbs:
+                raise JwFormatError(f"{name}: 'contents' holds no .db database; not a JWPUB")
+            return read_member(inner, dbs[0], f"{name}: contents")
 
 
 _PUBLICATION_COLUMNS = ("MepsLanguageIndex", "Symbol", "Year")
@@ -332,6 +357,7 @@ def _documents(
         f"SELECT DocumentId, {meps}, {title}, Content FROM Document ORDER BY DocumentId"
     ).fetchall()
     out = []
+    total = 0
     for document_id, meps_id, doc_title, content in rows:
         if content is None or not len(content):
             continue  # a document without text (e.g. an image-only page)
@@ -342,11 +368,21 @@ def _documents(
             )
         try:
             xhtml = decrypt_content(bytes(content), key, iv)
+        except ContentTooLargeError as exc:
+            raise ContentTooLargeError(
+                f"{name}: document {document_id} {exc}; this is not a genuine publication"
+            ) from exc
         except ContentDecryptError as exc:
             raise ContentDecryptError(
                 f"{name}: document {document_id} does not decrypt ({exc}); the file is "
                 "damaged or its Publication row does not match its content"
             ) from exc
+        total += len(xhtml)
+        if total > MAX_PUBLICATION_BYTES:
+            raise JwFormatError(
+                f"{name}: the documents inflate past {MAX_PUBLICATION_BYTES} bytes in all; "
+                "this is not a genuine publication"
+            )
         out.append(JwDocument(int(document_id), int(meps_id), str(doc_title or ""), xhtml))
     return tuple(out)
 

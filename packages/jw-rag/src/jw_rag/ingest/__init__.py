@@ -7,13 +7,16 @@ text) parsed into :class:`~jw_rag.model.Document` objects, chunked and stored.
 
 Every function parses (and chunks) the whole source before touching the
 store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
+:func:`ingest_folder` (``skip_bad=True``) stores a folder's good files and
+lists the bad ones with their reasons instead of failing on the first.
 """
 
 from jw_rag.ingest._source import MAX_SOURCE_BYTES, checking_urls, fetch_limits
 from jw_rag.ingest.article import ingest_article, parse_article
 from jw_rag.ingest.bible import BOOKS, book_slug, ingest_bible_chapter, parse_bible_chapter
 from jw_rag.ingest.epub import ingest_epub, parse_epub
-from jw_rag.ingest.loader import KINDS, load_documents
+from jw_rag.ingest.folder import FolderIngest, ingest_folder
+from jw_rag.ingest.loader import KINDS, SkippedFile, load_documents, load_folder
 from jw_rag.ingest.markdown import ingest_markdown, parse_markdown
 from jw_rag.ingest.pdf import ingest_pdf, parse_pdf
 from jw_rag.ingest.pipeline import (
@@ -29,8 +32,10 @@ from jw_rag.ingest.text import ingest_text, parse_text
 __all__ = [
     "BOOKS",
     "KINDS",
+    "FolderIngest",
     "MAX_SOURCE_BYTES",
     "IngestResult",
+    "SkippedFile",
     "book_slug",
     "checking_urls",
     "chunk_document",
@@ -42,10 +47,12 @@ __all__ = [
     "ingest_document",
     "ingest_documents",
     "ingest_epub",
+    "ingest_folder",
     "ingest_markdown",
     "ingest_pdf",
     "ingest_text",
     "load_documents",
+    "load_folder",
     "parse_article",
     "parse_bible_chapter",
     "parse_epub",

@@ -10,10 +10,12 @@ encoding to convert from when the bytes are consistent with cp1252/latin-1
 is unknown.
 
 Size: a local source must be a regular file (not a device, FIFO or socket)
-of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream and
-stops at :data:`MAX_SOURCE_BYTES` of decoded body or :data:`FETCH_DEADLINE`
-seconds in all, whichever comes first (a caller may set both for a block of
-code with :func:`fetch_limits`); an archive whose members would
+of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream,
+decoded here (gzip or deflate) a MiB at a time, and stops at
+:data:`MAX_SOURCE_BYTES` of decoded body, at a body that unpacks more than
+:data:`MAX_RATIO` times what came over the wire, or at :data:`FETCH_DEADLINE`
+seconds in all, whichever comes first (a caller may set the size cap and the
+deadline for a block of code with :func:`fetch_limits`); an archive whose members would
 unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
 :data:`MAX_RATIO`, is refused before anything is unpacked
 (:func:`check_archive`).
@@ -30,11 +32,14 @@ import io
 import re
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -42,6 +47,7 @@ import httpx
 from jw_rag.errors import ConfigError, IngestError
 
 __all__ = [
+    "ACCEPT_ENCODING",
     "FETCH_DEADLINE",
     "UrlCheck",
     "checking_urls",
@@ -208,15 +214,15 @@ def check_archive(data: bytes, name: str) -> None:
 
 
 def fetch_url(url: str) -> Loaded:
-    """GET ``url`` (timeout 20 s per step, 2 connection retries, redirects
-    followed, at most :data:`MAX_SOURCE_BYTES` of body within
-    :data:`FETCH_DEADLINE` seconds, or the limits of :func:`fetch_limits`)."""
+    """GET ``url`` (timeout 20 s per step, and never past what is left of the
+    deadline; 2 connection retries, redirects followed, at most
+    :data:`MAX_SOURCE_BYTES` of body within :data:`FETCH_DEADLINE` seconds, or
+    the limits of :func:`fetch_limits`)."""
     transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
     max_bytes, seconds = _limits()
     step = min(FETCH_TIMEOUT, seconds)
     deadline = time.monotonic() + seconds
-    check = _URL_CHECK.get()
-    hooks = {"request": [lambda request: check(str(request.url))]} if check else {}
+    hooks = {"request": [_hop_hook(url, (deadline, seconds), _URL_CHECK.get())]}
     try:
         with (
             httpx.Client(
@@ -225,6 +231,7 @@ def fetch_url(url: str) -> Loaded:
                 max_redirects=MAX_REDIRECTS,
                 transport=transport,
                 event_hooks=hooks,
+                headers={"Accept-Encoding": ACCEPT_ENCODING},
             ) as client,
             client.stream("GET", url) as response,
         ):
@@ -232,6 +239,8 @@ def fetch_url(url: str) -> Loaded:
             data = _read_body(url, response, deadline, (max_bytes, seconds))
             final, content_type = str(response.url), response.headers.get("content-type", "")
     except httpx.TimeoutException as exc:
+        if time.monotonic() >= deadline - 0.05:
+            raise _past_deadline(url, seconds) from exc
         raise IngestError(
             f"{url}: timed out after {step:g} s; try again later or download "
             "the page and pass the file path"
@@ -247,6 +256,33 @@ def fetch_url(url: str) -> Loaded:
     return Loaded(data=data, name=url, url=final, content_type=content_type)
 
 
+def _hop_hook(
+    url: str, deadline: tuple[float, float], check: UrlCheck | None
+) -> Callable[[httpx.Request], None]:
+    """What runs before the request and each redirect: the caller's URL check,
+    then every step of the hop (connect, send, each read) timed out at what is
+    left of the deadline, so no hop outlives it (``deadline`` is ``(monotonic
+    end, seconds)``)."""
+    end, seconds = deadline
+
+    def hook(request: httpx.Request) -> None:
+        if check is not None:
+            check(str(request.url))
+        left = end - time.monotonic()
+        if left <= 0:
+            raise _past_deadline(url, seconds)
+        request.extensions["timeout"] = httpx.Timeout(min(FETCH_TIMEOUT, left)).as_dict()
+
+    return hook
+
+
+def _past_deadline(url: str, seconds: float) -> IngestError:
+    return IngestError(
+        f"{url}: still downloading after {seconds:g} s; try again later or "
+        "download the page and pass the file path"
+    )
+
+
 def _check_status(url: str, response: httpx.Response) -> None:
     if response.status_code >= 400:
         raise IngestError(
@@ -255,28 +291,75 @@ def _check_status(url: str, response: httpx.Response) -> None:
         )
 
 
+#: Content encodings a fetch asks for and decodes itself, a piece at a time.
+ACCEPT_ENCODING = "gzip, deflate"
+_STEP = 1024 * 1024
+
+
+def _decoder(url: str, response: httpx.Response) -> Any:
+    """A zlib inflater for the body's content encoding; None for an unencoded body."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        return None
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header, found alone
+    raise IngestError(
+        f"{url}: the server sent the page as {encoding!r}, which is not read here (only "
+        f"{ACCEPT_ENCODING}); download the page and pass the file path"
+    )
+
+
+def _decoded(url: str, inflater: Any, data: bytes) -> Iterator[bytes]:
+    """``data`` inflated at most :data:`_STEP` bytes at a time (as-is without an inflater)."""
+    if inflater is None:
+        if data:
+            yield data
+        return
+    try:
+        while True:
+            out = inflater.decompress(data, _STEP)
+            data = inflater.unconsumed_tail
+            if out:
+                yield out
+            if inflater.eof or (not out and not data):
+                return
+    except zlib.error as exc:
+        raise IngestError(
+            f"{url}: the page's compressed body is broken ({exc}); try again later"
+        ) from exc
+
+
 def _read_body(
     url: str, response: httpx.Response, deadline: float, limits: tuple[int, float]
 ) -> bytes:
-    """The decoded body, stopped at the size cap or the deadline (``limits`` is
-    ``(max_bytes, seconds)``, for the cap and the messages)."""
+    """The decoded body, stopped at the size cap, a bomb's ratio or the deadline
+    (``limits`` is ``(max_bytes, seconds)``)."""
     max_bytes, seconds = limits
+    inflater = _decoder(url, response)
     parts: list[bytes] = []
-    size = 0
-    for part in response.iter_bytes():
-        size += len(part)
-        if size > max_bytes:
-            raise IngestError(
-                f"{url}: the page is larger than {_mib(max_bytes)}; download it "
-                "and split it, or pass another address"
-            )
+    size = wire = 0
+    for chunk in chain(response.iter_raw(), [b""]):  # b"": what the inflater still holds
+        wire += len(chunk)
+        for part in _decoded(url, inflater, chunk):
+            size += len(part)
+            _check_body(url, size, wire, max_bytes)
+            parts.append(part)
         if time.monotonic() > deadline:
-            raise IngestError(
-                f"{url}: still downloading after {seconds:g} s; try again later or "
-                "download the page and pass the file path"
-            )
-        parts.append(part)
+            raise _past_deadline(url, seconds)
     return b"".join(parts)
+
+
+def _check_body(url: str, size: int, wire: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise IngestError(
+            f"{url}: the page is larger than {_mib(max_bytes)}; download it "
+            "and split it, or pass another address"
+        )
+    if size > _STEP and size > MAX_RATIO * wire:
+        raise IngestError(
+            f"{url}: the page unpacks more than {MAX_RATIO} times its size (a "
+            "decompression bomb?); pass another address"
+        )
 
 
 def read_source(source: str | Path) -> Loaded:

@@ -1,6 +1,8 @@
 """EPUB books (ebooklib): one :class:`Document` per chapter, in spine order.
 
-A chapter is a spine document with text; its paragraphs and headings are
+Only the text members reach ebooklib: media (images, fonts, audio) are emptied
+first, and the text may unpack to :data:`MAX_TEXT_BYTES` at most, so a book
+costs memory in proportion to its text. A chapter is a spine document with text; its paragraphs and headings are
 read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
 ``"<book>/<chapter file without extension>"`` where ``<book>`` is the file
 stem (or the caller's ``source_id``). The chapter title is its first heading,
@@ -23,9 +25,41 @@ from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_documents, w
 from jw_rag.model import Document
 from jw_rag.store.protocol import Store
 
-__all__ = ["ingest_epub", "parse_epub", "parse_epub_bytes"]
+__all__ = ["MAX_TEXT_BYTES", "ingest_epub", "parse_epub", "parse_epub_bytes"]
 
 _EPUB_MIMETYPE = b"application/epub+zip"
+
+
+#: The most an EPUB's members other than media (XHTML, OPF, NCX, CSS...) may
+#: unpack to, in all: the text a book holds is a few MiB; ebooklib keeps it all.
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+
+#: Members this reader never looks at: emptied before ebooklib reads the book,
+#: which would otherwise hold every one of them in memory.
+_MEDIA = (
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".svg", ".ico",
+    ".ttf", ".otf", ".woff", ".woff2", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".webm",
+    ".wav", ".pdf",
+)  # fmt: skip
+
+
+def _text_only(loaded: Loaded) -> bytes:
+    """The archive with every media member emptied; its text members checked
+    against :data:`MAX_TEXT_BYTES` from the directory before any is unpacked."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(loaded.data)) as src:
+        infos = [i for i in src.infolist() if not i.is_dir()]
+        text = sum(i.file_size for i in infos if not i.filename.lower().endswith(_MEDIA))
+        if text > MAX_TEXT_BYTES:
+            raise IngestError(
+                f"{loaded.name}: its text would unpack to {text // (1024 * 1024)} MiB (more "
+                f"than {MAX_TEXT_BYTES // (1024 * 1024)} MiB); it is not a book this reads"
+            )
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+            for info in infos:
+                media = info.filename.lower().endswith(_MEDIA)
+                dst.writestr(info.filename, b"" if media else src.read(info))
+    return out.getvalue()
 
 
 def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
@@ -43,7 +77,10 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return epub.read_epub(io.BytesIO(loaded.data), {"ignore_ncx": True})
+            text_only = _text_only(loaded)
+            return epub.read_epub(io.BytesIO(text_only), {"ignore_ncx": True})
+    except IngestError:
+        raise
     except Exception as exc:  # ebooklib raises KeyError, EpubException, lxml errors...
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, AttributeError | TypeError):  # ebooklib met XML it cannot walk

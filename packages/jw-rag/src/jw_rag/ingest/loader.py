@@ -14,7 +14,8 @@ path inside it, without the extension: ingesting ``corpus/es`` gives
 extension keep it (``notes/a.md``, ``notes/a.txt``). A Bible chapter keeps its
 ``book:chapter`` id. A single file's id is its stem; a URL's is host and path.
 Where each source came from is checked when it is stored (see
-:mod:`jw_rag.ingest._identity`).
+:mod:`jw_rag.ingest._identity`). :func:`load_folder` can leave bad files out
+instead of failing on the first (``skip_bad``), listing each with its reason.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
@@ -43,7 +45,7 @@ from jw_rag.ingest.pipeline import with_source_id
 from jw_rag.ingest.text import parse_text_bytes
 from jw_rag.model import Document
 
-__all__ = ["EXTENSIONS", "KINDS", "detect_kind", "load_documents"]
+__all__ = ["EXTENSIONS", "KINDS", "SkippedFile", "detect_kind", "load_documents", "load_folder"]
 
 KINDS: tuple[str, ...] = ("article", "bible", "epub", "pdf", "markdown", "text")
 EXTENSIONS: dict[str, str] = {
@@ -56,6 +58,16 @@ EXTENSIONS: dict[str, str] = {
     ".markdown": "markdown",
     ".txt": "text",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file of a folder left out by ``skip_bad``: its path and the one-line reason."""
+
+    path: str
+    reason: str
+
+
 _VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
 
 
@@ -118,41 +130,85 @@ def _folder_ids(root: Path, files: list[Path]) -> list[str]:
     ]
 
 
-def load_documents(
-    path_or_url: str | Path, *, kind: str | None = None, source_id: str | None = None
-) -> list[Document]:
-    """Every document in a file, folder or URL (an EPUB gives one per chapter);
-    ``source_id`` replaces the default id of a single source."""
-    if kind is not None:
-        kind = kind.strip().lower()
-        if kind not in KINDS:
-            raise ConfigError(f"unknown source kind {kind!r}; valid kinds: {', '.join(KINDS)}")
-    if is_url(path_or_url):
-        return _parse(read_source(path_or_url), kind, source_id)
-    root = Path(path_or_url).expanduser()
-    if not root.is_dir():
-        return _parse(read_path(root), kind, source_id)
+def _folder_files(root: Path) -> list[Path]:
+    """The supported files below ``root``, sorted; none is a one-line IngestError."""
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in EXTENSIONS)
     if not files:
         raise IngestError(
             f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder"
         )
+    return files
+
+
+def _folder_file(path: Path, folder_id: str, kind: str | None) -> list[Document]:
+    """The documents of one file of a folder, under the folder's id for it."""
+    loaded = read_path(path)
+    chosen = kind or detect_kind(loaded)
+    if chosen == "epub":
+        return parse_epub_bytes(loaded, base_id=folder_id)
+    parsed = _parse(loaded, chosen, None)
+    if chosen != "bible":  # a chapter's id is its book and number
+        for doc in parsed:
+            doc.source_id = folder_id
+            doc.metadata[DEFAULT_ID_KEY] = True
+    return parsed
+
+
+def _check_kind(kind: str | None) -> str | None:
+    if kind is None:
+        return None
+    kind = kind.strip().lower()
+    if kind not in KINDS:
+        raise ConfigError(f"unknown source kind {kind!r}; valid kinds: {', '.join(KINDS)}")
+    return kind
+
+
+def load_folder(
+    folder: str | Path, *, kind: str | None = None, skip_bad: bool = False
+) -> tuple[list[Document], list[SkippedFile]]:
+    """Every document of the supported files below ``folder`` (ids as in the
+    module docstring) and the files left out. Without ``skip_bad`` the first
+    bad file raises its one-line :class:`IngestError`; with it, each bad file
+    (unreadable, empty, not UTF-8, broken, a bomb, too big...) is left out and
+    listed with the reason, and the others are read."""
+    kind = _check_kind(kind)
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise IngestError(f"{root} is not a folder; pass a folder")
+    files = _folder_files(root)
+    docs: list[Document] = []
+    skipped: list[SkippedFile] = []
+    for path, folder_id in zip(files, _folder_ids(root, files), strict=True):
+        try:
+            docs.extend(_folder_file(path, folder_id, kind))
+        except (IngestError, RecursionError) as exc:
+            if not skip_bad:
+                raise
+            skipped.append(SkippedFile(str(path), _reason(exc)))
+    return docs, skipped
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "it nests too deeply to read"
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def load_documents(
+    path_or_url: str | Path, *, kind: str | None = None, source_id: str | None = None
+) -> list[Document]:
+    """Every document in a file, folder or URL (an EPUB gives one per chapter);
+    ``source_id`` replaces the default id of a single source."""
+    kind = _check_kind(kind)
+    if is_url(path_or_url):
+        return _parse(read_source(path_or_url), kind, source_id)
+    root = Path(path_or_url).expanduser()
+    if not root.is_dir():
+        return _parse(read_path(root), kind, source_id)
     if source_id is not None:
         raise ConfigError(
-            f"a source id names one source, but {root} is a folder of {len(files)} files: "
-            "ingest the files one at a time to name them, or let the folder give the ids"
+            f"a source id names one source, but {root} is a folder of "
+            f"{len(_folder_files(root))} files: ingest the files one at a time to name them, "
+            "or let the folder give the ids"
         )
-    docs: list[Document] = []
-    for path, folder_id in zip(files, _folder_ids(root, files), strict=True):
-        loaded = read_path(path)
-        chosen = kind or detect_kind(loaded)
-        if chosen == "epub":
-            parsed = parse_epub_bytes(loaded, base_id=folder_id)
-        else:
-            parsed = _parse(loaded, chosen, None)
-            if chosen != "bible":  # a chapter's id is its book and number
-                for doc in parsed:
-                    doc.source_id = folder_id
-                    doc.metadata[DEFAULT_ID_KEY] = True
-        docs.extend(parsed)
-    return docs
+    return load_folder(root, kind=kind)[0]

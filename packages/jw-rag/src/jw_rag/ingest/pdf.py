@@ -169,10 +169,19 @@ def _open(loaded: Loaded):  # -> pypdf.PdfReader
         _ = len(reader.pages)
     except IngestError:
         raise
+    except RecursionError as exc:
+        raise _too_deep(loaded) from exc
     except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise IngestError(f"{loaded.name} is a broken PDF ({reason}); check the file") from exc
     return reader
+
+
+def _too_deep(loaded: Loaded) -> IngestError:
+    return IngestError(
+        f"{loaded.name}: its objects nest too deeply to read (a damaged or hostile PDF); "
+        "check the file"
+    )
 
 
 def parse_pdf_bytes(loaded: Loaded) -> Document:
@@ -181,6 +190,8 @@ def parse_pdf_bytes(loaded: Loaded) -> Document:
     reader = _open(loaded)
     try:
         pages = [_page_lines(page) for page in reader.pages]
+    except RecursionError as exc:
+        raise _too_deep(loaded) from exc
     except (PyPdfError, ValueError, KeyError, TypeError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise IngestError(f"{loaded.name}: cannot read the page text ({reason})") from exc

@@ -1,0 +1,67 @@
+"""``ingest_folder``: every supported file below a folder, chunked and stored.
+
+Without ``skip_bad`` a folder is all or nothing: the first bad file raises its
+one-line :class:`~jw_rag.errors.IngestError` and nothing is stored. With it,
+each bad file (unreadable, empty, not UTF-8, a broken or oversized archive, a
+decompression bomb, too big...) is left out and listed with its reason in
+:attr:`FolderIngest.skipped`, and every good file is stored; a folder with no
+good file at all is still an error. Every file is read and parsed before the
+store is touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from jw_rag.errors import IngestError
+from jw_rag.ingest.loader import SkippedFile, load_folder
+from jw_rag.ingest.pipeline import (
+    ChunkerArg,
+    IngestResult,
+    check_language,
+    ingest_documents,
+    with_language,
+)
+from jw_rag.store.protocol import Store
+
+__all__ = ["FolderIngest", "SkippedFile", "ingest_folder", "nothing_to_ingest"]
+
+
+@dataclass(frozen=True, slots=True)
+class FolderIngest:
+    """What a folder ingest did: one result per stored source, and the files left out."""
+
+    results: list[IngestResult]
+    skipped: list[SkippedFile]
+
+
+def nothing_to_ingest(folder: str | Path, skipped: list[SkippedFile]) -> IngestError:
+    """The error for a folder whose every file was left out (``skipped`` not empty)."""
+    first = skipped[0]
+    return IngestError(
+        f"{folder}: all {len(skipped)} files were skipped as bad, nothing stored "
+        f"(first: {first.path}: {first.reason}); fix the files or ingest another folder"
+    )
+
+
+def ingest_folder(
+    store: Store,
+    folder: str | Path,
+    *,
+    kind: str | None = None,
+    chunker: ChunkerArg = None,
+    language: str | None = None,
+    replace: bool = False,
+    skip_bad: bool = False,
+) -> FolderIngest:
+    """Read every file below ``folder`` first (see the module docstring for
+    ``skip_bad``), then chunk and store the documents (``chunker``, ``language``
+    and ``replace`` as in :func:`~jw_rag.ingest.ingest_documents`)."""
+    check_language(language)
+    docs, skipped = load_folder(folder, kind=kind, skip_bad=skip_bad)
+    if not docs:
+        raise nothing_to_ingest(folder, skipped)
+    for doc in docs:
+        with_language(doc, language)
+    return FolderIngest(ingest_documents(store, docs, chunker=chunker, replace=replace), skipped)

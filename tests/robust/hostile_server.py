@@ -1,0 +1,78 @@
+"""A local HTTP server for fetch tests: redirects, pages sent with a content
+encoding (:data:`ENCODED`, which a test may add to), ``/stall`` (an answer
+only after 5 s, a redirect to itself), and at any other path a page that never
+ends (a paragraph every 0.1 s for a minute)."""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+PAGE = "<html><body><article><p>Água viva, {}.</p></article></body></html>"
+REDIRECTS = {"/start": "/private", "/to-file": "file:///etc/passwd", "/loop": "/loop"}
+#: path -> (Content-Encoding, body)
+ENCODED: dict[str, tuple[str, bytes]] = {
+    "/gzip": ("gzip", gzip.compress(PAGE.format("gzip").encode())),
+    "/deflate": ("deflate", zlib.compress(PAGE.format("deflate").encode())),
+    "/br": ("br", b"\x0b\x02\x80hello\x03"),
+    "/bomb": ("gzip", gzip.compress(b"<p>" + b"a" * (8 * 1024 * 1024) + b"</p>")),
+}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path.startswith("/stall"):  # headers only after 5 s, then a redirect
+            time.sleep(5)
+            self.send_response(302)
+            self.send_header("Location", "/stall")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if self.path in REDIRECTS:
+            self.send_response(302)
+            self.send_header("Location", REDIRECTS[self.path])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        if self.path in ENCODED:
+            encoding, body = ENCODED[self.path]
+            self.send_header("Content-Encoding", encoding)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.end_headers()
+        try:
+            for _ in range(600):
+                self.wfile.write(b"<p>slow</p>")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@contextmanager
+def serving() -> Iterator[str]:
+    """The base URL of a server running :class:`Handler` until the block ends."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+__all__ = ["ENCODED", "PAGE", "REDIRECTS", "Handler", "serving"]
