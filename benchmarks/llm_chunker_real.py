@@ -22,15 +22,19 @@ Two passes per dataset:
    ``llm`` (heuristic stand-in) and ``llm:provider=llamacpp,...`` reading the
    warm cache: NDCG@10 and NDCG within 2000 / 4000 delivered characters, and
    the lifts over ``paragraph`` with their CI95. The bench embeds with the
-   default embedder and its cache.
+   default embedder and its cache. The model is not run again: the bench's
+   ``llamacpp`` variant replays the answers of pass 1 (an answer the chunker
+   rejected is not cached, so it would otherwise be asked again).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +63,43 @@ def skip_reason(model: str, dataset: Path) -> str | None:
     return None
 
 
-def answer_pass(dataset: Path, model: str, cache_dir: Path, threads: int) -> dict[str, Any]:
-    """Chunk every document once with the real model; usage, time and statuses."""
-    from jw_gen.providers import resolve
+class Replay:
+    """The answers one run of the model gave, by (system, prompt), as a provider."""
 
+    provider_id = "llamacpp"
+
+    def __init__(self, model: str, inner: Any = None) -> None:
+        self.model = model
+        self.inner = inner
+        self.answers: dict[tuple[str | None, str], str] = {}
+
+    def complete(self, prompt: str, *, system: str | None = None, **kw: Any) -> str:
+        key = (system, prompt)
+        if self.inner is not None:
+            self.answers[key] = self.inner.complete(prompt, system=system, **kw)
+        if key not in self.answers:
+            raise GenerationError("no recorded answer for this prompt", provider="llamacpp")
+        return self.answers[key]
+
+
+@contextlib.contextmanager
+def replaying(replay: Replay) -> Iterator[None]:
+    """While inside, ``resolve("llamacpp", ...)`` hands out ``replay``."""
+    from jw_gen.providers import registry
+
+    saved = registry._FACTORIES["llamacpp"]
+    registry._FACTORIES["llamacpp"] = lambda **_kw: replay
+    try:
+        yield
+    finally:
+        registry._FACTORIES["llamacpp"] = saved
+
+
+def answer_pass(dataset: Path, replay: Replay, cache_dir: Path) -> dict[str, Any]:
+    """Chunk every document once with the real model; usage, time and statuses."""
     ds = load_dataset(dataset)
-    provider = resolve("llamacpp", model=model, threads=threads)
-    chunker = LLMChunker(provider=provider, cache_dir=cache_dir)
+    provider = replay.inner
+    chunker = LLMChunker(provider=replay, cache_dir=cache_dir)
     statuses: Counter[str] = Counter()
     actions = 0
     started = time.perf_counter()
@@ -94,10 +128,12 @@ def answer_pass(dataset: Path, model: str, cache_dir: Path, threads: int) -> dic
     }
 
 
-def retrieval_pass(dataset: Path, model: str, cache_dir: Path) -> dict[str, Any]:
+def retrieval_pass(dataset: Path, replay: Replay, cache_dir: Path) -> dict[str, Any]:
     """The bench's scores for paragraph, the heuristic stand-in and the real model."""
-    real = f"llm:provider=llamacpp,model={model},cache_dir={cache_dir}"
-    result = run_chunker_bench(BenchOptions(variants=f"paragraph,llm,{real}", dataset=dataset))
+    real = f"llm:provider=llamacpp,model={replay.model},cache_dir={cache_dir}"
+    replay.inner = None  # answers only from pass 1
+    with replaying(replay):
+        result = run_chunker_bench(BenchOptions(variants=f"paragraph,llm,{real}", dataset=dataset))
     report = result.report
     scores = {
         v["name"]: {m: v["metrics"][m]["value"] for m in METRICS if m in v["metrics"]}
@@ -127,6 +163,11 @@ def _print(name: str, answers: dict[str, Any], retrieval: dict[str, Any]) -> Non
     for variant, values in retrieval["scores"].items():
         cells = "  ".join(f"{m} {v:.4f}" for m, v in values.items())
         print(f"  {variant[:60]:60} {cells}")
+    names = list(retrieval["scores"])
+    real = retrieval["scores"][names[-1]]
+    for base in names[:-1]:
+        cells = "  ".join(f"{m} {real[m] - v:+.4f}" for m, v in retrieval["scores"][base].items())
+        print(f"  real model - {base:47} {cells}")
     for key, per_lang in retrieval["ndcg@10_lifts"].items():
         for lang, d in per_lang.items():
             lo, hi = d["ci95"]
@@ -150,8 +191,11 @@ def main() -> None:
             out[name] = {"skipped": reason}
             continue
         print(f"{name}: answers from {args.model}", flush=True)
-        answers = answer_pass(dataset, args.model, args.cache_dir / name, args.threads)
-        retrieval = retrieval_pass(dataset, args.model, args.cache_dir / name)
+        from jw_gen.providers import resolve
+
+        replay = Replay(args.model, resolve("llamacpp", model=args.model, threads=args.threads))
+        answers = answer_pass(dataset, replay, args.cache_dir / name)
+        retrieval = retrieval_pass(dataset, replay, args.cache_dir / name)
         _print(name, answers, retrieval)
         out[name] = {"answers": answers, "retrieval": retrieval}
         if args.json:
