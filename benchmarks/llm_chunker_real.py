@@ -7,7 +7,8 @@ the rule-based stand-in (``heuristic``) and plain paragraphs.
 
 Needs the binding (``uv sync --all-packages --extra llamacpp``) and a GGUF file
 or an installed package that ships one; a dataset is skipped with the reason
-when either is missing, or when ``../shared/bench-data/argument`` is absent.
+when either is missing, or when ``../shared/bench-data/argument`` (``--bench-data``)
+is absent.
 
 Two passes per dataset:
 
@@ -45,7 +46,7 @@ from jw_gen.errors import GenerationError
 from jw_rag.chunkers.llm_chunker import LLMChunker
 
 ROOT = Path(__file__).resolve().parents[1]
-DATASETS = {"bundled": DEFAULT_DATASET, "argument": ROOT.parent / "shared/bench-data/argument"}
+DATASETS = {"bundled": DEFAULT_DATASET, "argument": Path("argument")}  # under --bench-data
 METRICS = ("ndcg@10", "ndcg@2000c", "ndcg@4000c")
 
 
@@ -180,11 +181,12 @@ def main() -> None:
     ap.add_argument("--datasets", default="bundled,argument", help="of: bundled, argument")
     ap.add_argument("--cache-dir", type=Path, default=Path("/tmp/jw-llm-chunker-real"))
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--bench-data", type=Path, default=ROOT.parent / "shared" / "bench-data")
     ap.add_argument("--json", type=Path, help="also write the results here")
     args = ap.parse_args()
     out: dict[str, Any] = {"model": args.model}
     for name in filter(None, (n.strip() for n in args.datasets.split(","))):
-        dataset = DATASETS[name]
+        dataset = args.bench_data / DATASETS[name] if name != "bundled" else DATASETS[name]
         reason = skip_reason(args.model, dataset)
         if reason:
             print(f"skipped {name}: {reason}")
