@@ -1,5 +1,6 @@
 """Generation providers: Ollama, Anthropic, OpenAI (each SDK imported on first
-use), a fake for tests and a rule-based heuristic stand-in.
+use), a local GGUF model through llama.cpp (``llamacpp``), a fake for tests and
+a rule-based heuristic stand-in.
 
 >>> from jw_gen.providers import resolve
 >>> provider = resolve("heuristic")          # or $JW_GEN_PROVIDER, else "ollama"
@@ -23,6 +24,7 @@ from jw_gen.providers.registry import (
 
 if TYPE_CHECKING:
     from jw_gen.providers._anthropic import AnthropicProvider
+    from jw_gen.providers._llamacpp import LlamaCppProvider
     from jw_gen.providers._ollama import OllamaProvider
     from jw_gen.providers._openai import OpenAIProvider
 
@@ -33,6 +35,7 @@ __all__ = [
     "FakeProvider",
     "GenerationProvider",
     "HeuristicProvider",
+    "LlamaCppProvider",
     "OllamaProvider",
     "OpenAIProvider",
     "provider_names",
@@ -41,6 +44,7 @@ __all__ = [
 
 _LAZY = {
     "AnthropicProvider": "jw_gen.providers._anthropic",
+    "LlamaCppProvider": "jw_gen.providers._llamacpp",
     "OllamaProvider": "jw_gen.providers._ollama",
     "OpenAIProvider": "jw_gen.providers._openai",
 }

