@@ -1,17 +1,15 @@
 """A local HTTP server for fetch tests: redirects, pages sent with a content
 encoding (:data:`ENCODED`, which a test may add to), ``/stall`` (an answer
 only after 5 s, a redirect to itself), and at any other path a page that never
-ends (a paragraph every 0.1 s for a minute)."""
+ends (a paragraph every 0.1 s for a minute). Tests serve it with the
+``http_pages`` fixture."""
 
 from __future__ import annotations
 
 import gzip
 import http.server
-import threading
 import time
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 PAGE = "<html><body><article><p>Água viva, {}.</p></article></body></html>"
 REDIRECTS = {"/start": "/private", "/to-file": "file:///etc/passwd", "/loop": "/loop"}
@@ -61,18 +59,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@contextmanager
-def serving() -> Iterator[str]:
-    """The base URL of a server running :class:`Handler` until the block ends."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-__all__ = ["ENCODED", "PAGE", "REDIRECTS", "Handler", "serving"]
+__all__ = ["ENCODED", "PAGE", "REDIRECTS", "Handler"]

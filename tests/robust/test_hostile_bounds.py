@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -225,11 +225,10 @@ def test_deep_pdf_arrays(tmp_path: Path, store: Path) -> None:
 
 
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def server(monkeypatch: pytest.MonkeyPatch, http_pages: Callable[[type], str]) -> str:
     """The local server, with a gzip bomb: 1 MiB on the wire, 1 GiB once decoded."""
     monkeypatch.setitem(hostile_server.ENCODED, "/gzip-bomb", ("gzip", gzip_zeros(1024)))
-    with hostile_server.serving() as url:
-        yield url
+    return http_pages(hostile_server.Handler)
 
 
 def test_a_gzip_bomb_body_and_an_endless_page(tmp_path: Path, store: Path, server: str) -> None:

@@ -10,12 +10,12 @@ import sys
 import textwrap
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile_server import serving
+from hostile_server import Handler
 
 import jw_rag.ingest._source as source
 from jw_rag.chunkers import ParagraphChunker
@@ -92,9 +92,8 @@ def test_an_archive_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def server() -> Iterator[str]:
-    with serving() as url:
-        yield url
+def server(http_pages: Callable[[type[Handler]], str]) -> str:
+    return http_pages(Handler)
 
 
 def test_downloads_stop_at_the_size_cap_and_the_deadline(
