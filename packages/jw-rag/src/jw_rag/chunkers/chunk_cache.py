@@ -10,6 +10,15 @@ The directory is kept under ``max_bytes`` (default 500 MB) by deleting the
 least recently used entries (by mtime; a hit refreshes it), checked when the
 cache is first used and after every write. A file that is not a valid entry
 is ignored and overwritten by the next write.
+
+The cache only ever writes or deletes inside a directory it owns: one holding
+its marker file (:data:`MARKER_NAME`, a ``CACHEDIR.TAG`` that names this
+cache), which it writes into a new or empty directory, or into a directory
+laid out entirely as entries of its own (a cache written before the marker
+existed). A directory holding anything else is refused with a one-line
+:class:`~jw_rag.errors.ConfigError`, before anything is written or deleted.
+Even in its own directory it deletes only files named as its entries
+(``<2 hex>/<64 hex>.json``) or its own temporary files, never following links.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -24,13 +34,25 @@ from pathlib import Path
 from typing import Any
 
 from jw_rag.config import chunk_cache_dir
+from jw_rag.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_BYTES", "ENTRY_FORMAT", "ChunkCache", "cache_key"]
+__all__ = ["DEFAULT_MAX_BYTES", "ENTRY_FORMAT", "MARKER_NAME", "ChunkCache", "cache_key"]
 
 DEFAULT_MAX_BYTES = 500 * 1024 * 1024
 ENTRY_FORMAT = 1
+#: The file that marks a directory as this cache's own (the cache-directory tag
+#: backup tools know, with a line naming this cache).
+MARKER_NAME = "CACHEDIR.TAG"
+_MARKER_TEXT = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# jw-rag LLM chunker answer cache: files here are written and deleted by it.\n"
+)
+_MARKER_LINE = _MARKER_TEXT.splitlines()[1]
 _TMP_PREFIX = ".tmp-"
 _STALE_TMP_S = 3600.0
+_SUBDIR = re.compile(r"[0-9a-f]{2}")
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json")
+_TMP = re.compile(re.escape(_TMP_PREFIX) + r"[A-Za-z0-9_]{1,32}\.json")
 
 
 def cache_key(
@@ -58,15 +80,42 @@ def cache_key(
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def _is_entry_dir(entry: os.DirEntry[str]) -> bool:
+    return bool(_SUBDIR.fullmatch(entry.name)) and entry.is_dir(follow_symlinks=False)
+
+
+def _own_file(entry: os.DirEntry[str]) -> bool:
+    """An entry or a temporary file of this cache (a regular file, not a link)."""
+    named = _ENTRY.fullmatch(entry.name) or _TMP.fullmatch(entry.name)
+    return bool(named) and entry.is_file(follow_symlinks=False)
+
+
+def _stranger(directory: Path) -> str | None:
+    """The first name in ``directory`` this cache did not write (None: all are its own)."""
+    with os.scandir(directory) as top:
+        for entry in sorted(top, key=lambda e: e.name):
+            if entry.name == MARKER_NAME:
+                continue
+            if not _is_entry_dir(entry):
+                return entry.name
+            with os.scandir(entry.path) as sub:
+                for item in sorted(sub, key=lambda e: e.name):
+                    if not _own_file(item):
+                        return f"{entry.name}/{item.name}"
+    return None
+
+
 class ChunkCache:
     """Get and put JSON entries by key, with atomic writes and an LRU size cap."""
 
     def __init__(self, directory: str | Path | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES):
-        if max_bytes < 0:
-            raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ConfigError(f"cache_max_bytes must be a whole number >= 0, got {max_bytes!r}")
         self.directory = Path(directory).expanduser() if directory else chunk_cache_dir()
         self.max_bytes = max_bytes
         self._checked = False
+        self._owned = False
+        self.check_directory()
 
     def __repr__(self) -> str:
         return f"ChunkCache({str(self.directory)!r}, max_bytes={self.max_bytes})"
@@ -74,10 +123,63 @@ class ChunkCache:
     def path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
+    # -- the directory it owns ------------------------------------------------
+
+    def _has_marker(self) -> bool:
+        marker = self.directory / MARKER_NAME
+        if marker.is_symlink() or not marker.is_file():
+            return False
+        try:
+            return _MARKER_LINE in marker.read_text("utf-8", errors="replace")
+        except OSError:
+            return False
+
+    def check_directory(self) -> None:
+        """Refuse (one-line :class:`ConfigError`) a directory that is not this
+        cache's: one that exists and holds files it did not write. Reads only."""
+        d = self.directory
+        if not os.path.lexists(d) or self._has_marker():
+            return
+        if d.is_symlink() or not d.is_dir():
+            raise ConfigError(
+                f"chunk cache_dir {d} is not a directory: give a new or empty directory "
+                "for the LLM chunker's cache"
+            )
+        try:
+            stranger = _stranger(d)
+        except OSError as exc:
+            raise ConfigError(
+                f"chunk cache_dir {d} cannot be read ({exc.strerror or exc}): give a "
+                "readable directory for the LLM chunker's cache"
+            ) from None
+        if stranger is not None:
+            raise ConfigError(
+                f"chunk cache_dir {d} holds files the LLM chunker's cache did not write "
+                f"(e.g. {stranger}); it writes and deletes only in a directory of its own: "
+                "give a new or empty directory"
+            )
+
+    def _own(self) -> None:
+        """Make sure the directory is this cache's (marking a new, empty or
+        old-layout one) before anything in it is written or deleted."""
+        if self._owned:
+            return
+        self.check_directory()
+        if not self._has_marker():
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self.check_directory()  # created or changed meanwhile
+            (self.directory / MARKER_NAME).write_text(_MARKER_TEXT, "utf-8")
+        self._owned = True
+
     def _start(self) -> None:
         if not self._checked:
             self._checked = True
-            self.enforce_cap()
+            try:
+                self.enforce_cap()
+            except OSError:
+                pass  # a read-only cache still answers; a write will say what is wrong
+
+    # -- entries --------------------------------------------------------------
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The entry stored under ``key``, or None (absent or corrupt). A hit
@@ -106,7 +208,10 @@ class ChunkCache:
 
     def put(self, key: str, entry: Mapping[str, Any]) -> Path:
         """Store ``entry`` (plus ``format`` and ``key``) atomically; then enforce the cap."""
+        if not re.fullmatch(r"[0-9a-f]{64}", key):
+            raise ConfigError(f"a chunk cache key is 64 lowercase hex digits, got {key!r}")
         self._start()
+        self._own()
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         body = {**entry, "format": ENTRY_FORMAT, "key": key}
@@ -128,36 +233,49 @@ class ChunkCache:
         return path
 
     def entries(self) -> list[tuple[float, int, Path]]:
-        """(mtime, size, path) of every entry, oldest first."""
-        out: list[tuple[float, int, Path]] = []
+        """(mtime, size, path) of every entry, oldest first: files named as
+        entries in entry subdirectories, links never followed."""
+        return self._scan()[0]
+
+    def _scan(self) -> tuple[list[tuple[float, int, Path]], list[Path]]:
+        """The entries (as :meth:`entries`) and the temporary files a killed
+        writer left more than an hour ago."""
+        entries: list[tuple[float, int, Path]] = []
+        stale: list[Path] = []
         if not self.directory.is_dir():
-            return out
+            return entries, stale
         now = time.time()
-        for sub in self.directory.iterdir():
-            if not sub.is_dir():
+        with os.scandir(self.directory) as top:
+            subdirs = [e.path for e in top if _is_entry_dir(e)]
+        for sub in subdirs:
+            try:
+                with os.scandir(sub) as items:
+                    found = [(e, e.stat(follow_symlinks=False)) for e in items if _own_file(e)]
+            except OSError:
                 continue
-            for f in sub.iterdir():
-                try:
-                    st = f.stat()
-                except OSError:
-                    continue
-                if f.name.startswith(_TMP_PREFIX):
-                    if now - st.st_mtime > _STALE_TMP_S:
-                        _unlink(f)  # left behind by a killed writer
-                    continue
-                if f.suffix == ".json":
-                    out.append((st.st_mtime, st.st_size, f))
-        out.sort(key=lambda e: (e[0], e[2].name))
-        return out
+            for e, st in found:
+                if _ENTRY.fullmatch(e.name):
+                    entries.append((st.st_mtime, st.st_size, Path(e.path)))
+                elif now - st.st_mtime > _STALE_TMP_S:
+                    stale.append(Path(e.path))
+        entries.sort(key=lambda e: (e[0], e[2].name))
+        return entries, stale
 
     def size_bytes(self) -> int:
         return sum(size for _, size, _ in self.entries())
 
     def enforce_cap(self) -> int:
         """Delete the least recently used entries until the total is within
-        ``max_bytes``; returns how many were deleted."""
-        entries = self.entries()
+        ``max_bytes``, and temporary files a killed writer left over an hour
+        ago; returns how many entries were deleted. Nothing is deleted in a
+        directory that is not this cache's (see the module docstring)."""
+        entries, stale = self._scan()
         total = sum(size for _, size, _ in entries)
+        if total <= self.max_bytes and not stale:
+            return 0
+        self._own()
+        for path in stale:
+            _unlink(path)
         removed = 0
         for _, size, path in entries:
             if total <= self.max_bytes:

@@ -465,8 +465,25 @@ class LLMChunker:
         kept, rejected = self._plan(actions, segs, paras)
         if status in ("ok", "no_actions") and self.cache is not None:
             if not any(r.reason.startswith("conflict") for r in rejected):
-                self.cache.put(key, self._entry(source_id, language, answers, actions))
+                self._remember(key, self._entry(source_id, language, answers, actions))
         return self._apply(base, segs, paras, kept, rejected, status, source_id, metadata)
+
+    def _remember(self, key: str, entry: dict[str, Any]) -> None:
+        """Cache an answer; a cache that cannot be written (full disk, no
+        permission) costs the next run a call, never this one its chunks."""
+        assert self.cache is not None
+        try:
+            self.cache.put(key, entry)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            if f"cache:{reason}" not in _warned:
+                _warned.add(f"cache:{reason}")
+                log.warning(
+                    "LLM chunker cache %s cannot be written (%s): answers are not cached; "
+                    "free space or give a writable cache_dir",
+                    self.cache.directory,
+                    reason,
+                )
 
     def _ask(
         self,
