@@ -184,8 +184,18 @@ def expand_hits(
         raise ConfigError(f"window must be an integer from 0 to {MAX_WINDOW}, got {window!r}")
     if max_parents < 1:
         raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
+    if max_context_tokens is not None and (
+        isinstance(max_context_tokens, bool)
+        or not isinstance(max_context_tokens, int)
+        or max_context_tokens < 0
+    ):
+        raise ConfigError(
+            f"max_context_tokens must be a whole number >= 0 or None, got {max_context_tokens!r}"
+        )
     if mode in ("segment", "relevant") and query is None:
         raise ConfigError(f"expand={mode!r} needs the query: pass query= (retrieve does)")
+    if not hits:
+        return Delivery()
     known = _Known(store, hits)
     cores = [known.core(h) for h in hits]
     reps = [core[0] for core in cores]

@@ -1,0 +1,81 @@
+"""A search that finds nothing answers with nothing: every expansion and mode
+in the library, the CLI (table and JSON) and the MCP server. A context budget
+that is not a whole number >= 0 is refused."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp_client import connect
+
+from jw_cli.app import main
+from jw_rag.defaults import EXPANSIONS, SEARCH_MODES
+from jw_rag.embed import FakeEmbedder
+from jw_rag.errors import ConfigError
+from jw_rag.ingest import ingest_text
+from jw_rag.retrieve import retrieve
+from jw_rag.store import SQLiteStore
+
+TEXT = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    (tmp_path / "garden.txt").write_text(TEXT, "utf-8")
+    path = tmp_path / "store.sqlite"
+    with SQLiteStore(path, FakeEmbedder(dim=16)) as store:
+        ingest_text(store, tmp_path / "garden.txt", language="en")
+    return path
+
+
+@pytest.mark.parametrize("expand", EXPANSIONS)
+@pytest.mark.parametrize("mode", SEARCH_MODES)
+@pytest.mark.parametrize(
+    "filters", [{"language": "es"}, {"source_id": "nothing"}, {"source_id": []}]
+)
+def test_library_zero_hits_is_an_empty_delivery(
+    store_path: Path, expand: str, mode: str, filters: dict[str, object]
+) -> None:
+    with SQLiteStore(store_path, FakeEmbedder(dim=16)) as store:
+        delivery = retrieve(store, "water", mode=mode, expand=expand, filters=filters)  # type: ignore[arg-type]
+    assert list(delivery) == [] and delivery.folded == {}
+
+
+def test_cli_zero_hits_table_and_json(
+    store_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JW_EMBEDDER", "fake:16")
+    base = ["--store", str(store_path), "rag", "search", "water", "--language", "es"]
+    assert main([*base, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and err == ""
+    assert main(base) == 0
+    out, err = capsys.readouterr()
+    assert "0 hits for 'water'" in out and err == ""
+
+
+def test_mcp_zero_hits(store_path: Path, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(tmp_path, JW_EMBEDDER="fake:16") as c:
+            for args in ({"language": "es"}, {"source_id": "nothing"}):
+                assert await c.call("search", query="water", **args) == (False, [])
+
+    anyio.run(scenario)
+
+
+@pytest.mark.parametrize("budget", [-1, math.nan, 1.5, True, "100"])
+def test_context_budget_must_be_a_whole_number(store_path: Path, budget: object) -> None:
+    with (
+        SQLiteStore(store_path, FakeEmbedder(dim=16)) as store,
+        pytest.raises(ConfigError, match="max_context_tokens must be a whole number >= 0"),
+    ):
+        retrieve(store, "water", max_context_tokens=budget)  # type: ignore[arg-type]
+
+
+def test_context_budget_zero_still_delivers_the_first_hit(store_path: Path) -> None:
+    with SQLiteStore(store_path, FakeEmbedder(dim=16)) as store:
+        assert len(retrieve(store, "water", max_context_tokens=0)) == 1
