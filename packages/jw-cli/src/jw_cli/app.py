@@ -3,15 +3,15 @@
 Each group lives in its own module and is attached here. The root options
 ``--chunker`` and ``--store`` set the defaults every command uses.
 
-Errors end as one line on stderr (``error: <message>``), never a traceback:
-bad option values (:class:`~jw_rag.errors.ConfigError`, ``ValueError``) and
-usage errors exit 2; other library errors
-(:class:`~jw_rag.errors.JwRagError`) and unreadable files (``OSError``) exit 1.
+Errors end as one line on stderr (``error: <message>``, see
+:func:`jw_rag.errors.error_line`), never a traceback: bad option values
+(:class:`~jw_rag.errors.ConfigError`, ``ValueError``, a number out of range)
+and usage errors exit 2; every other failure (library errors, unreadable
+files, exceptions nobody expected) exits 1.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from importlib.metadata import version
 from typing import Annotated
@@ -21,7 +21,7 @@ import typer
 from jw_cli.eval_commands import eval_app
 from jw_cli.options import CHUNKER_HELP, EMBEDDER_HELP, STORE_HELP, GlobalOptions, check_chunker
 from jw_cli.rag_commands import rag_app
-from jw_rag.errors import JwRagError
+from jw_rag.errors import error_line
 
 __all__ = ["app", "main"]
 
@@ -102,21 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else 1
-    except (JwRagError, ValueError) as exc:
-        return _fail(exc, 2 if isinstance(exc, ValueError) else 1)
-    except OSError as exc:
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        return _fail(f"{where}{exc.strerror or exc}", 1)
-    except RecursionError:
-        return _fail("the input nests too deeply to read; check the file", 1)
-    except MemoryError:
-        return _fail("not enough memory for this input; split it or free memory", 1)
-    except OverflowError as exc:
-        return _fail(f"a number is out of range ({exc}); use a smaller value", 2)
-    except sqlite3.DatabaseError as exc:
-        return _fail(
-            f"the store cannot be read ({exc}); restore it from a copy or use a new one", 1
-        )
+    except Exception as exc:  # noqa: BLE001 - every failure ends in one line, never a traceback
+        return _fail(error_line(exc), 2 if isinstance(exc, ValueError | OverflowError) else 1)
     return rv if isinstance(rv, int) else 0
 
 

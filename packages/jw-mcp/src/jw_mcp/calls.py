@@ -4,8 +4,7 @@ A tool's coroutine checks its arguments (and asks the client for its roots),
 then hands the blocking work to the server's write or read
 :class:`~jw_mcp.workers.Pool` under that pool's deadline; progress the work
 reports goes back to the client as ``notifications/progress`` when the
-client sent a progress token. Library, option and file errors become a
-one-line tool error.
+client sent a progress token. Every failure becomes a one-line tool error.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from jw_mcp.addresses import refuse_private_host
 from jw_mcp.holder import StoreHolder
 from jw_mcp.options import ServerOptions
 from jw_mcp.workers import Call, Pool, Progress
-from jw_rag.errors import JwRagError
+from jw_rag.errors import error_line
 from jw_rag.ingest import checking_urls, fetch_limits
 
 __all__ = ["SEND_TIMEOUT", "Setup", "progress_sender", "run_call", "tool_errors"]
@@ -81,14 +80,17 @@ class Setup:
 
 
 def tool_errors(fn: F) -> F:
-    """Library, option and file errors become a ToolError with the one-line message."""
+    """Every failure becomes a ToolError with one line naming it
+    (:func:`jw_rag.errors.error_line`), never a bare exception type."""
 
     @functools.wraps(fn)
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return await fn(*args, **kwargs)
-        except (JwRagError, ValueError, OSError) as exc:
-            raise ToolError(" ".join(str(exc).split())) from None
+        except ToolError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the client gets one line for anything
+            raise ToolError(error_line(exc)) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -11,6 +11,8 @@
 
 Every message is one line that names the problem and, where there is one, the fix.
 ``ConfigError`` is also a ``ValueError`` so ``get_chunker("nope")`` raises ValueError.
+:func:`error_line` turns any exception, ours or one from deep inside a library,
+into such a line; the ``jw`` command and the MCP server both report with it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ __all__ = [
     "MissingDependencyError",
     "StaleIndexError",
     "StoreError",
+    "error_line",
     "install_command",
 ]
 
@@ -72,3 +75,36 @@ class StaleIndexError(StoreError):
 
 class GenerationError(JwRagError):
     """A generation provider failed or answered something unusable."""
+
+
+def error_line(exc: BaseException) -> str:
+    """One line naming what went wrong: the message of the toolkit's own
+    errors and of bad values (``ValueError``), the file and reason of an
+    ``OSError``, a plain statement for running out of stack, memory or
+    numeric range, and otherwise the exception's type and message, marked as
+    unexpected (a bug to report) so that it is never a bare type name."""
+    message = " ".join(str(exc).split())
+    if isinstance(exc, JwRagError | ValueError):
+        return message or type(exc).__name__
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return f"{where}{exc.strerror or message or type(exc).__name__}"
+    if isinstance(exc, RecursionError):
+        return "the input nests too deeply to read; check the file"
+    if isinstance(exc, MemoryError):
+        return "not enough memory for this input; split it or free memory"
+    if isinstance(exc, OverflowError):
+        return f"a number is out of range ({message}); use a smaller value"
+    if _is_sqlite_error(exc):
+        return f"the store cannot be read ({message}); restore it from a copy or use a new one"
+    detail = f": {message}" if message else ""
+    return (
+        f"unexpected {type(exc).__name__}{detail} (a bug in jw-agent-toolkit or a library it "
+        "uses: please report it with the command and input that caused it)"
+    )
+
+
+def _is_sqlite_error(exc: BaseException) -> bool:
+    import sqlite3
+
+    return isinstance(exc, sqlite3.DatabaseError)

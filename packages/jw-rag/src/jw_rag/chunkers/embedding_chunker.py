@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from jw_core import split_sentences
+from jw_rag.chunkers._options import real, whole
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
 from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.embed.protocol import Embedder
@@ -131,11 +132,9 @@ class EmbeddingChunker:
         min_chars: int = 200,
         max_chars: int = 1500,
     ) -> None:
-        check_sizes(max_chars, min_chars)
-        if window < 1:
-            raise ConfigError(f"window must be >= 1 sentence, got {window}")
-        if not 0 < top_percent <= 100:
-            raise ConfigError(f"top_percent must be in (0, 100], got {top_percent}")
+        max_chars, min_chars = check_sizes(max_chars, min_chars)
+        window = whole("window", window, low=1)
+        top_percent = real("top_percent", top_percent, low=0, high=100, include_low=False)
         if embedder is not None and not isinstance(embedder, str | Embedder):
             raise ConfigError(
                 f"embedder must be an Embedder or an embedder name, got {type(embedder).__name__}"

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jw_rag.chunkers._options import flag, optional_path, whole
 from jw_rag.chunkers._pieces import Piece, build_chunks
 from jw_rag.chunkers.chunk_cache import DEFAULT_MAX_BYTES, ChunkCache, cache_key
 from jw_rag.chunkers.protocol import identity
@@ -306,8 +307,10 @@ class LLMChunker:
         strict: bool = False,
         provider_options: Mapping[str, Any] | None = None,
     ) -> None:
-        if max_prompt_chars < 1:
-            raise ConfigError(f"max_prompt_chars must be >= 1, got {max_prompt_chars}")
+        max_prompt_chars = whole("max_prompt_chars", max_prompt_chars, low=1)
+        cache = flag("cache", cache)
+        strict = flag("strict", strict)
+        cache_dir = optional_path("cache_dir", cache_dir)
         self.semantic = SemanticChunker(
             max_chars=max_chars,
             min_chars=min_chars,

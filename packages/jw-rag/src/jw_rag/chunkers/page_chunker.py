@@ -26,10 +26,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from jw_core import split_sentences
+from jw_rag.chunkers._options import flag, whole
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language
 from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
-from jw_rag.errors import ConfigError
 from jw_rag.model import (
     Chunk,
     Paragraph,
@@ -78,9 +78,9 @@ class PageChunker:
         overlap: bool = True,
         overlap_chars: int = 300,
     ) -> None:
-        check_sizes(max_chars, min_chars)
-        if overlap_chars < 1:
-            raise ConfigError(f"overlap_chars must be >= 1, got {overlap_chars}")
+        max_chars, min_chars = check_sizes(max_chars, min_chars)
+        overlap = flag("overlap", overlap)
+        overlap_chars = whole("overlap_chars", overlap_chars, low=1)
         self.max_chars = max_chars
         self.min_chars = min_chars
         self.overlap = overlap

@@ -16,21 +16,13 @@ from jw_rag.chunkers._pieces import (
     paragraph_texts,
     resolve_text_language,
 )
+from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.chunkers._spans import paragraph_spans
 from jw_rag.model import Chunk, Paragraph, ParagraphInput
 
 __all__ = ["ParagraphChunker", "chunk_paragraphs", "paragraph_pieces", "paragraph_spans"]
 
 VERSION = "1"
-
-
-def _check_sizes(max_chars: int, min_chars: int) -> None:
-    if max_chars < 1:
-        raise ValueError(f"max_chars must be >= 1, got {max_chars}")
-    if not 0 <= min_chars <= max_chars:
-        raise ValueError(
-            f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
-        )
 
 
 def paragraph_pieces(
@@ -56,7 +48,7 @@ def chunk_paragraphs(
     ending a sentence) merge with the next until both hold; a chunk never
     exceeds ``max_chars``; an over-long paragraph is split at sentence
     boundaries (never mid-word)."""
-    _check_sizes(max_chars, min_chars)
+    max_chars, min_chars = check_sizes(max_chars, min_chars)
     texts, paras = paragraph_texts(paragraphs)
     language = resolve_text_language(texts, paras, metadata)
     pieces = paragraph_spans(texts, max_chars=max_chars, min_chars=min_chars, language=language)
@@ -79,7 +71,7 @@ class ParagraphChunker:
     version = VERSION
 
     def __init__(self, *, max_chars: int = 1500, min_chars: int = 80) -> None:
-        _check_sizes(max_chars, min_chars)
+        max_chars, min_chars = check_sizes(max_chars, min_chars)
         self.max_chars = max_chars
         self.min_chars = min_chars
 

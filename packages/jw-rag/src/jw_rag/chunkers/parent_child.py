@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jw_rag.chunkers.protocol import Chunker, identity
+from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk, ParagraphInput, as_paragraphs
 
 __all__ = ["ParentChildChunker", "source_hash"]
@@ -34,11 +35,15 @@ def source_hash(paragraphs: ParagraphInput) -> str:
     return h.hexdigest()[:16]
 
 
-def _resolve(chunker: str | Chunker, options: Mapping[str, Any] | None) -> Chunker:
+def _resolve(role: str, chunker: str | Chunker, options: Mapping[str, Any] | None) -> Chunker:
+    if options is not None and not isinstance(options, Mapping):
+        raise ConfigError(f"{role}_options must be a mapping of options, got {options!r}")
     if isinstance(chunker, str):
         from jw_rag.chunkers.registry import get_chunker
 
         return get_chunker(chunker, **dict(options or {}))
+    if not callable(getattr(chunker, "chunk", None)) or not getattr(chunker, "name", None):
+        raise ConfigError(f"{role} must be a chunker name or a Chunker, got {chunker!r}")
     return chunker
 
 
@@ -65,8 +70,8 @@ class ParentChildChunker:
             parent_options = {"max_chars": 8000}
         if isinstance(child, str) and child_options is None:
             child_options = {"max_chars": 1000}
-        self.parent = _resolve(parent, parent_options)
-        self.child = _resolve(child, child_options)
+        self.parent = _resolve("parent", parent, parent_options)
+        self.child = _resolve("child", child, child_options)
 
     def params(self) -> dict[str, Any]:
         """The identities of both parts (see :func:`~jw_rag.chunkers.protocol.identity`)."""

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from jw_core import detect_language
+from jw_rag.chunkers._options import optional_path, real, whole
 from jw_rag.chunkers._pieces import (
     Piece,
     RawPiece,
@@ -38,8 +39,10 @@ from jw_rag.chunkers._pieces import (
     paragraph_texts,
     resolve_text_language,
 )
+from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.chunkers._spans import marker_spans, packed_spans, paragraph_spans
 from jw_rag.chunkers.markers import MarkerSet, load_markers
+from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk, Paragraph, ParagraphInput
 
 __all__ = ["SemanticChunker", "detect_mixed_languages"]
@@ -104,27 +107,20 @@ class SemanticChunker:
         target_chars: int | None = None,
         markers_path: str | Path | None = None,
     ) -> None:
-        if max_chars < 1:
-            raise ValueError(f"max_chars must be >= 1, got {max_chars}")
-        if not 0 <= min_chars <= max_chars:
-            raise ValueError(
-                f"min_chars must be between 0 and max_chars ({max_chars}), got {min_chars}"
-            )
-        if not 0 <= overflow <= 1:
-            raise ValueError(f"overflow must be between 0 and 1, got {overflow}")
-        if max_continuations < 1:
-            raise ValueError(f"max_continuations must be >= 1, got {max_continuations}")
+        max_chars, min_chars = check_sizes(max_chars, min_chars)
         self.max_chars = max_chars
         self.min_chars = min_chars
-        self.overflow = overflow
-        if target_chars is not None and not min_chars <= target_chars <= max_chars:
-            raise ValueError(
-                f"target_chars must be between min_chars and max_chars ({max_chars}), "
-                f"got {target_chars}"
-            )
-        self.max_continuations = max_continuations
+        self.overflow = real("overflow", overflow, low=0, high=1)
+        self.max_continuations = whole("max_continuations", max_continuations, low=1)
+        if target_chars is not None:
+            target_chars = whole("target_chars", target_chars)
+            if not min_chars <= target_chars <= max_chars:
+                raise ConfigError(
+                    f"target_chars must be between min_chars and max_chars ({max_chars}), "
+                    f"got {target_chars}"
+                )
         self.target_chars = target_chars
-        self.markers_path = markers_path
+        self.markers_path = optional_path("markers_path", markers_path)
 
     def params(self) -> dict[str, Any]:
         """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from jw_rag.chunkers._options import flag, text
 from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
 from jw_rag.chunkers._sizes import check_sizes
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
@@ -107,11 +108,9 @@ class StructureChunker:
         prefix_headings: bool = True,
         separator: str = " > ",
     ) -> None:
-        check_sizes(max_chars, min_chars)
-        self.max_chars = max_chars
-        self.min_chars = min_chars
-        self.prefix_headings = prefix_headings
-        self.separator = separator
+        self.max_chars, self.min_chars = check_sizes(max_chars, min_chars)
+        self.prefix_headings = flag("prefix_headings", prefix_headings)
+        self.separator = text("separator", separator)
 
     def params(self) -> dict[str, Any]:
         """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""

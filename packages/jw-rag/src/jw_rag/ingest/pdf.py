@@ -10,7 +10,8 @@ heading path. A line that is only a number (a page number) is dropped. Lines
 are joined with a space; a word hyphenated at a line end is re-joined
 ("para-" + "graph" -> "paragraph"). Paragraphs never cross pages. An
 encrypted PDF that needs a password, a broken PDF, or one without
-extractable text is refused.
+extractable text is refused, as is one encrypted with a certificate or another
+handler than the password one (pypdf reads only that).
 """
 
 from __future__ import annotations
@@ -171,10 +172,19 @@ def _open(loaded: Loaded):  # -> pypdf.PdfReader
         raise
     except RecursionError as exc:
         raise _too_deep(loaded) from exc
+    except NotImplementedError as exc:  # pypdf reads only the password (Standard) handler
+        raise IngestError(
+            f"{loaded.name} is encrypted in a way this reader cannot open "
+            f"({_reason(exc)}: a certificate or another security handler); decrypt it with "
+            "the tool that made it, or print it to a new PDF, then ingest that"
+        ) from exc
     except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise IngestError(f"{loaded.name} is a broken PDF ({reason}); check the file") from exc
+        raise IngestError(f"{loaded.name} is a broken PDF ({_reason(exc)}); check the file") from exc
     return reader
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def _too_deep(loaded: Loaded) -> IngestError:
@@ -192,9 +202,8 @@ def parse_pdf_bytes(loaded: Loaded) -> Document:
         pages = [_page_lines(page) for page in reader.pages]
     except RecursionError as exc:
         raise _too_deep(loaded) from exc
-    except (PyPdfError, ValueError, KeyError, TypeError) as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise IngestError(f"{loaded.name}: cannot read the page text ({reason})") from exc
+    except (PyPdfError, ValueError, KeyError, TypeError, NotImplementedError) as exc:
+        raise IngestError(f"{loaded.name}: cannot read the page text ({_reason(exc)})") from exc
     all_lines = [ln for lines in pages for ln in lines]
     if not all_lines:
         raise IngestError(
