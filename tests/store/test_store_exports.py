@@ -15,9 +15,11 @@ def test_exported_members() -> None:
         "SQLiteStore",
         "SearchHit",
         "SearchMode",
+        "SourceWrite",
         "Store",
         "open_store",
         "reciprocal_rank_fusion",
+        "replace_sources",
     ]
     for name in store_pkg.__all__:
         assert getattr(store_pkg, name) is not None

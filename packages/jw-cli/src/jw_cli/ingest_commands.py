@@ -31,7 +31,7 @@ from jw_rag.ingest._source import is_url
 from jw_rag.ingest.folder import nothing_to_ingest
 from jw_rag.ingest.pipeline import check_language, with_language
 from jw_rag.model import Chunk, Document
-from jw_rag.store import Store
+from jw_rag.store import SourceWrite, Store, replace_sources
 
 __all__ = ["CountingStore", "ingest_app", "skipped_line", "summary_line"]
 
@@ -41,16 +41,18 @@ ingest_app = typer.Typer(
 
 
 class CountingStore:
-    """A store whose ``replace_source`` also calls ``advance(1)``: drives the progress bar."""
+    """A store that calls ``advance(1)`` as each source is embedded (or found
+    unchanged): drives the progress bar."""
 
     def __init__(self, inner: Store, advance: Callable[[int], None]) -> None:
         self._inner = inner
         self._advance = advance
 
+    def replace_sources(self, writes: Sequence[SourceWrite], **_: Any) -> list[bool]:
+        return replace_sources(self._inner, writes, progress=lambda _sid: self._advance(1))
+
     def replace_source(self, source_id: str, chunks: Sequence[Chunk], **kwargs: Any) -> bool:
-        changed = self._inner.replace_source(source_id, chunks, **kwargs)
-        self._advance(1)
-        return changed
+        return self.replace_sources([SourceWrite(source_id, chunks, **kwargs)])[0]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -176,8 +178,15 @@ def _ingest_parsed(
         with stderr_progress(enabled=show) as progress:
             advance = progress(f"{kind} {source}", len(docs))
             results = ingest_documents(
-                CountingStore(st, advance), docs, chunker=chosen, replace=flags.replace
+                CountingStore(st, advance),
+                docs,
+                chunker=chosen,
+                replace=flags.replace,
+                skipped=skipped,
             )
+    if not results and skipped:
+        _report([], False, skipped)
+        raise nothing_to_ingest(source, skipped)
     _report(results, flags.as_json, skipped)
 
 

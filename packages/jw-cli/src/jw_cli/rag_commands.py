@@ -113,7 +113,7 @@ def search(
     if source:
         filters["source_id"] = source
     with opened_store(
-        global_options(ctx).store_for(store), existing=True, embedder=global_options(ctx).embedder
+        global_options(ctx).store_for(store), read_only=True, embedder=global_options(ctx).embedder
     ) as st:
         delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
     if as_json:
@@ -129,7 +129,7 @@ def stats(ctx: typer.Context, store: StoreOpt = None, as_json: JsonOpt = False) 
     Example: jw rag stats --json
     """
     with opened_store(
-        global_options(ctx).store_for(store), existing=True, embedder=global_options(ctx).embedder
+        global_options(ctx).store_for(store), read_only=True, embedder=global_options(ctx).embedder
     ) as st:
         info = st.stats()
     if as_json:

@@ -1,7 +1,8 @@
 """One store, and with it one embedder, per server process.
 
 The store is opened on the first call that needs it and shared by every later
-call and client connection. Opening is serialised by a lock (the SDK runs
+call and client connection: read-only while only reads came (nothing is
+created or changed by them), for writing from the first write on. Opening is serialised by a lock (the SDK runs
 synchronous tools on worker threads). A failed open raises on that call and
 leaves nothing behind, so the next call tries again. The embedder is wrapped
 in :class:`~jw_mcp.watched.WatchedEmbedder` (batches checked against the
@@ -28,21 +29,33 @@ class StoreHolder:
         self._location = location
         self._lock = threading.Lock()
         self._store: Store | None = None
+        self._retired: list[Store] = []
         self.opens = 0
 
-    def get(self, *, existing: bool = False) -> Store:
-        """The open store; ``existing=True`` (read-only tools) refuses to create one."""
+    def get(self, *, existing: bool = False, write: bool = True) -> Store:
+        """The open store; ``existing=True`` refuses to create one. A read
+        (``write=False``) before any write opens the store read-only, so it
+        creates or changes nothing; the first write opens it for writing, and
+        every later call shares that one."""
         with self._lock:
-            if self._store is None:
-                location = self._location()
-                if existing:
-                    existing_store(location)
-                self._store = open_store(location, embedder=WatchedEmbedder(get_embedder()))
-                self.opens += 1
-            return self._store
+            held = self._store
+            if held is not None and not (write and getattr(held, "read_only", False)):
+                return held
+            location = self._location()
+            if existing or not write:
+                existing_store(location)
+            store = open_store(
+                location, embedder=WatchedEmbedder(get_embedder()), read_only=not write
+            )
+            if held is not None:
+                self._retired.append(held)  # reads may still use it; closed with the holder
+            self._store = store
+            self.opens += 1
+            return store
 
     def close(self) -> None:
         with self._lock:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+            for store in [*self._retired, *([self._store] if self._store else [])]:
+                store.close()
+            self._retired.clear()
+            self._store = None

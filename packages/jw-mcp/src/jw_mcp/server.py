@@ -119,7 +119,7 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
         filters = {key: value for key, value in named.items() if value is not None}
 
         def work() -> list[dict[str, Any]]:
-            store = setup.holder.get(existing=True)
+            store = setup.holder.get(existing=True, write=False)
             hits = retrieve(store, query, k, mode=mode, expand=expand, filters=filters or None)
             return [_hit(h, hits.folded_into(h.rank)) for h in hits]
 
@@ -129,12 +129,12 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
     @tool_errors
     async def stats() -> dict[str, Any]:
         """Chunk and source counts by language and chunker, the embedder and the store path."""
-        work = lambda: setup.holder.get(existing=True).stats()  # noqa: E731
+        work = lambda: setup.holder.get(existing=True, write=False).stats()  # noqa: E731
         return await run_call(setup, None, "stats", work, writes=False)
 
 
 def _source_page(setup: Setup, offset: int, limit: int) -> dict[str, Any]:
-    page = source_page(setup.holder.get(existing=True), offset=offset, limit=limit)
+    page = source_page(setup.holder.get(existing=True, write=False), offset=offset, limit=limit)
     end = offset + len(page.sources)
     return {
         "sources": [
@@ -155,7 +155,7 @@ def _source_page(setup: Setup, offset: int, limit: int) -> dict[str, Any]:
 
 def _found_chunk(setup: Setup, chunk_id: str, before: int, after: int) -> dict[str, Any]:
     found = chunk_with_neighbours(
-        setup.holder.get(existing=True), chunk_id, before=before, after=after
+        setup.holder.get(existing=True, write=False), chunk_id, before=before, after=after
     )
     return {
         **_chunk(found.chunk),

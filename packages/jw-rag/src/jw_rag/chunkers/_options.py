@@ -32,9 +32,7 @@ def whole(name: str, value: object, *, low: int = 0, high: int = MAX_WHOLE) -> i
     return value
 
 
-def real(
-    name: str, value: object, *, low: float, high: float, include_low: bool = True
-) -> float:
+def real(name: str, value: object, *, low: float, high: float, include_low: bool = True) -> float:
     """``value`` as a float when it is a finite number (not a bool) in
     ``[low, high]`` (``(low, high]`` without ``include_low``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):

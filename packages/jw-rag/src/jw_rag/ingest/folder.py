@@ -3,10 +3,11 @@
 Without ``skip_bad`` a folder is all or nothing: the first bad file raises its
 one-line :class:`~jw_rag.errors.IngestError` and nothing is stored. With it,
 each bad file (unreadable, empty, not UTF-8, a broken or oversized archive, a
-decompression bomb, too big...) is left out and listed with its reason in
-:attr:`FolderIngest.skipped`, and every good file is stored; a folder with no
-good file at all is still an error. Every file is read and parsed before the
-store is touched.
+decompression bomb, too big, no text to index once parsed...) is left out and
+listed with its reason in :attr:`FolderIngest.skipped`, and every good file is
+stored; a folder with no good file at all is still an error. Every file is read,
+parsed and chunked before the store is touched, and the good ones are written
+in one transaction: a failure there (a full disk) stores none of them.
 """
 
 from __future__ import annotations
@@ -64,4 +65,9 @@ def ingest_folder(
         raise nothing_to_ingest(folder, skipped)
     for doc in docs:
         with_language(doc, language)
-    return FolderIngest(ingest_documents(store, docs, chunker=chunker, replace=replace), skipped)
+    results = ingest_documents(
+        store, docs, chunker=chunker, replace=replace, skipped=skipped if skip_bad else None
+    )
+    if not results:
+        raise nothing_to_ingest(folder, skipped)
+    return FolderIngest(results, skipped)

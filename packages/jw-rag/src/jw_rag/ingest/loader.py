@@ -23,11 +23,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import DEFAULT_ID_KEY
+from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.ingest._source import (
     Loaded,
     is_url,
@@ -58,14 +58,6 @@ EXTENSIONS: dict[str, str] = {
     ".markdown": "markdown",
     ".txt": "text",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class SkippedFile:
-    """A file of a folder left out by ``skip_bad``: its path and the one-line reason."""
-
-    path: str
-    reason: str
 
 
 _VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
@@ -181,17 +173,11 @@ def load_folder(
     for path, folder_id in zip(files, _folder_ids(root, files), strict=True):
         try:
             docs.extend(_folder_file(path, folder_id, kind))
-        except (IngestError, RecursionError) as exc:
+        except PER_FILE_ERRORS as exc:
             if not skip_bad:
                 raise
-            skipped.append(SkippedFile(str(path), _reason(exc)))
+            skipped.append(SkippedFile(str(path), skip_reason(exc)))
     return docs, skipped
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, RecursionError):
-        return "it nests too deeply to read"
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def load_documents(

@@ -179,7 +179,9 @@ def _open(loaded: Loaded):  # -> pypdf.PdfReader
             "the tool that made it, or print it to a new PDF, then ingest that"
         ) from exc
     except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise IngestError(f"{loaded.name} is a broken PDF ({_reason(exc)}); check the file") from exc
+        raise IngestError(
+            f"{loaded.name} is a broken PDF ({_reason(exc)}); check the file"
+        ) from exc
     return reader
 
 

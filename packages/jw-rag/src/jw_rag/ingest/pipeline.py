@@ -1,4 +1,4 @@
-"""The shared ingest pipeline: document -> chunks -> ``store.replace_source``.
+"""The shared ingest pipeline: documents -> chunks -> one batch write to the store.
 
 Everything that can fail (reading, parsing, chunking) happens before the store
 is touched, so a bad source never changes what is stored.
@@ -20,7 +20,9 @@ from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import settle_source_ids
+from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.model import Chunk, Document, Span
+from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
 from jw_rag.windows import DEFAULT_WINDOW_CHARS, window_units
 
@@ -194,29 +196,56 @@ def ingest_documents(
     chunker: ChunkerArg = None,
     replace: bool = False,
     windows: int = DEFAULT_WINDOW_CHARS,
+    skipped: list[SkippedFile] | None = None,
 ) -> list[IngestResult]:
-    """Chunk every document first, then replace each source (skipped when unchanged).
+    """Chunk every document first, then replace every source in one transaction
+    (all stored or none; unchanged ones skipped, see :func:`jw_rag.store.replace_sources`).
 
     A source id already stored from another origin (another file or URL) is
-    refused unless ``replace`` (see :mod:`jw_rag.ingest._identity`). Window
-    units of up to ``windows`` characters are indexed beside the chunks
-    (:mod:`jw_rag.windows`; 0 for none)."""
+    refused unless ``replace``, and documents that would share an id are told
+    apart or refused (see :mod:`jw_rag.ingest._identity`). Window units of up
+    to ``windows`` characters are indexed beside the chunks
+    (:mod:`jw_rag.windows`; 0 for none). With a ``skipped`` list, a file one of
+    whose documents cannot be chunked (no text to index...) is left out, all
+    its documents with it, and listed there with the reason."""
     resolved = resolve_chunker(chunker)
     moved = settle_source_ids(store, docs, replace=replace)
-    prepared = [(doc, *chunk_document_with_parents(doc, chunker=resolved)) for doc in docs]
-    results = []
+    prepared = _chunk_all(docs, resolved, skipped)
+    writes = []
     for doc, chunks, parents in prepared:
-        extra: dict[str, Any] = {"parents": parents} if parents else {}
         units = [*chunks, *window_units(chunks, doc.paragraphs, max_chars=windows)]
-        changed = store.replace_source(
-            doc.source_id,
-            units,
-            content_hash=None if doc.source_id in moved else _indexed_hash(doc, resolved, windows),
-            source_metadata=_source_metadata(doc, resolved),
-            **extra,
-        )
-        results.append(_result(doc, chunks, resolved, changed))
-    return results
+        digest = None if doc.source_id in moved else _indexed_hash(doc, resolved, windows)
+        meta = _source_metadata(doc, resolved)
+        writes.append(SourceWrite(doc.source_id, units, digest, parents, meta))
+    changed = replace_sources(store, writes)
+    return [
+        _result(doc, chunks, resolved, done)
+        for (doc, chunks, _), done in zip(prepared, changed, strict=True)
+    ]
+
+
+def _chunk_all(
+    docs: list[Document], chunker: Chunker, skipped: list[SkippedFile] | None
+) -> list[tuple[Document, list[Chunk], list[Chunk]]]:
+    """``(doc, chunks, parents)`` for every document; with ``skipped``, the
+    documents of a file that fails (see :func:`ingest_documents`) left out."""
+    prepared = []
+    bad: dict[str, str] = {}
+    for doc in docs:
+        try:
+            prepared.append((doc, *chunk_document_with_parents(doc, chunker=chunker)))
+        except PER_FILE_ERRORS as exc:
+            if skipped is None:
+                raise
+            bad.setdefault(_file_of(doc), skip_reason(exc))
+    if skipped is not None:
+        skipped.extend(SkippedFile(path, reason) for path, reason in bad.items())
+    return [p for p in prepared if _file_of(p[0]) not in bad]
+
+
+def _file_of(doc: Document) -> str:
+    """The file (or URL) ``doc`` was read from, as skipped files are listed."""
+    return str(doc.metadata.get("source") or doc.source_id)
 
 
 def ingest_document(

@@ -4,10 +4,11 @@
 the embedded default (one file, no server).
 """
 
+from jw_rag.store._batch import replace_sources
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import open_store
-from jw_rag.store.protocol import SearchHit, SearchMode, Store
+from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite, Store
 from jw_rag.store.sqlite_store import SQLiteStore
 
 __all__ = [
@@ -16,7 +17,9 @@ __all__ = [
     "SQLiteStore",
     "SearchHit",
     "SearchMode",
+    "SourceWrite",
     "Store",
     "open_store",
     "reciprocal_rank_fusion",
+    "replace_sources",
 ]

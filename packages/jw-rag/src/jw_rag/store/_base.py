@@ -12,7 +12,7 @@ holds no locks and an exception leaves the store as it was.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
@@ -33,7 +33,7 @@ from jw_rag.store._rows import (
     dump_metadata,
     encode_chunks,
 )
-from jw_rag.store.protocol import SearchHit, SearchMode
+from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite
 from jw_rag.windows import WINDOW_CHUNKER
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
@@ -75,10 +75,6 @@ class Counts:
     windows: list[tuple[str, str | None, int]] = field(default_factory=list)
 
 
-class _Unchanged(Exception):
-    """Raised inside a write transaction to roll it back as a no-op."""
-
-
 def source_sql(prefix: str, mark: str) -> str:
     """The query for one source's hash, metadata, ingest time and chunk count,
     given a backend's table name prefix and parameter mark."""
@@ -87,6 +83,46 @@ def source_sql(prefix: str, mark: str) -> str:
         f"(SELECT COUNT(*) FROM {prefix}chunks WHERE source_id = s.source_id) "
         f"FROM {prefix}sources AS s WHERE source_id = {mark}"
     )
+
+
+def _check_write(write: SourceWrite) -> str:
+    """Check one source of a batch (its chunks and parents belong to it, its
+    parents are unique, its metadata storable); returns the metadata as JSON."""
+    source_id = write.source_id
+    for c in [*write.chunks, *write.parents]:
+        if getattr(c, "source_id", None) != source_id:
+            raise ConfigError(
+                f"chunk {getattr(c, 'id', c)!r} belongs to source "
+                f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
+            )
+    check_unique(write.parents, "parent")
+    return check_source_metadata(source_id, write.source_metadata)
+
+
+def _check_batch_ids(writes: Sequence[SourceWrite]) -> None:
+    """Refuse a batch naming one source twice, or one chunk id in two sources
+    (the second would overwrite the first)."""
+    sources: set[str] = set()
+    owner: dict[str, str] = {}
+    for w in writes:
+        if w.source_id in sources:
+            raise ConfigError(
+                f"source {w.source_id!r} appears twice in one batch: give each its own id"
+            )
+        sources.add(w.source_id)
+        for c in w.chunks:
+            cid = getattr(c, "id", None)
+            if isinstance(cid, str) and owner.setdefault(cid, w.source_id) != w.source_id:
+                raise ConfigError(
+                    f"chunk id {cid!r} is in sources {owner[cid]!r} and {w.source_id!r} of one "
+                    "batch: chunk ids must be unique across sources"
+                )
+
+
+def _by_source(pair: tuple[SourceWrite, str]) -> str:
+    """Batch writes take their sources in id order, so concurrent batches lock
+    rows in one order."""
+    return pair[0].source_id
 
 
 def _named(rows: Sequence[tuple[Any, int]]) -> dict[str, int]:
@@ -315,33 +351,51 @@ class StoreCore(ABC, Generic[ConnT]):
         """Atomically replace every chunk and parent of ``source_id``.
 
         Returns ``False`` and writes nothing when ``content_hash`` equals the
-        hash stored by the previous ingest of that source.
+        hash stored by the previous ingest of that source (and the store's
+        vectors come from the embedder in use).
         """
-        for c in [*chunks, *parents]:
-            if getattr(c, "source_id", None) != source_id:
-                raise ConfigError(
-                    f"chunk {getattr(c, 'id', c)!r} belongs to source "
-                    f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
-                )
-        check_unique(parents, "parent")
-        meta_json = check_source_metadata(source_id, source_metadata)
-        if content_hash is not None:
-            with self._reading() as conn:
-                if self._stored_hash(conn, source_id) == content_hash:
-                    return False
-        rows, vectors = self._prepare_rows(chunks)
-        try:
+        write = SourceWrite(source_id, chunks, content_hash, parents, source_metadata)
+        return self.replace_sources([write])[0]
+
+    def replace_sources(
+        self, writes: Sequence[SourceWrite], *, progress: Callable[[str], None] | None = None
+    ) -> list[bool]:
+        """Replace several sources in one transaction: all are written or none.
+
+        Each source is skipped (``False``) when unchanged, as in
+        :meth:`replace_source`. Everything is checked and embedded before the
+        write begins; ``progress`` is called with each source id once its
+        vectors are ready (or it is found unchanged). Source ids must be
+        distinct, and chunk ids unique across the batch."""
+        metas = [_check_write(w) for w in writes]
+        _check_batch_ids(writes)
+        with self._reading() as conn:
+            model = self._meta(conn).get("model_id")
+            stored = {w.source_id: self._stored_hash(conn, w.source_id) for w in writes}
+        same_model = model is None or model == self.embedder.model_id
+        prepared: dict[str, tuple[list[ChunkRow], Vectors]] = {}
+        for w in writes:
+            unchanged = w.content_hash is not None and stored[w.source_id] == w.content_hash
+            if not (unchanged and same_model):
+                prepared[w.source_id] = self._prepare_rows(w.chunks)
+            if progress is not None:
+                progress(w.source_id)
+        written: set[str] = set()
+        if prepared:
             with self._writing() as conn:
-                stored = self._claim_source(conn, source_id, rows)
-                if content_hash is not None and stored == content_hash:
-                    raise _Unchanged  # another process ingested it meanwhile: roll back
-                self._delete_source_rows(conn, source_id)
-                self._insert_rows(conn, rows, vectors)
-                self._write_parents(conn, parents)
-                self._record_source(conn, source_id, content_hash, meta_json)
-        except _Unchanged:
-            return False
-        return True
+                for w, meta_json in sorted(zip(writes, metas, strict=True), key=_by_source):
+                    if w.source_id not in prepared:
+                        continue
+                    rows, vectors = prepared[w.source_id]
+                    now = self._claim_source(conn, w.source_id, rows)
+                    if w.content_hash is not None and now == w.content_hash and same_model:
+                        continue  # another process ingested it meanwhile
+                    self._delete_source_rows(conn, w.source_id)
+                    self._insert_rows(conn, rows, vectors)
+                    self._write_parents(conn, w.parents)
+                    self._record_source(conn, w.source_id, w.content_hash, meta_json)
+                    written.add(w.source_id)
+        return [w.source_id in written for w in writes]
 
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and

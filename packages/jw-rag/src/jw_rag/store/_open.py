@@ -33,11 +33,18 @@ def _postgres(dsn: str, embedder: Embedder | None) -> Store:
     return store
 
 
-def open_store(location: str | Path | None = None, *, embedder: Embedder | None = None) -> Store:
+def open_store(
+    location: str | Path | None = None,
+    *,
+    embedder: Embedder | None = None,
+    read_only: bool = False,
+) -> Store:
     """The store at ``location`` (default: :func:`jw_rag.config.default_store`).
 
     ``postgresql://`` or ``postgres://`` DSNs open a PostgreSQL store; any other
-    string is a SQLite file path (its parent directories are created).
+    string is a SQLite file path (its parent directories are created, unless
+    ``read_only``: then the file must hold a store, and nothing is created or
+    changed, see :class:`~jw_rag.store.SQLiteStore`).
     """
     loc = default_store() if location is None else location
     if isinstance(loc, str) and loc.startswith(POSTGRES_SCHEMES):
@@ -52,6 +59,8 @@ def open_store(location: str | Path | None = None, *, embedder: Embedder | None 
             "postgresql:// DSN"
         )
     path = Path(text).expanduser()
+    if read_only:
+        return SQLiteStore(path, embedder=embedder, read_only=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

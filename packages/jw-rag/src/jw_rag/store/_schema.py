@@ -14,10 +14,11 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
+from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag.errors import StoreError
 from jw_rag.store._version import is_current
 
-__all__ = ["SCHEMA_VERSION", "prepare"]
+__all__ = ["SCHEMA_VERSION", "check_readable", "prepare"]
 
 _V1 = """
 CREATE TABLE sources (
@@ -69,10 +70,14 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
 
 
 def _current_version(conn: sqlite3.Connection, path: Path) -> int:
-    """0 for an empty database; raises when the file is not a store of ours."""
+    """0 for an empty database; raises when the file is not a store of ours
+    (a SQLite error of another cause, such as a file it may not open, is
+    raised as it is, for the caller to name)."""
     try:
         tables = _tables(conn)
     except sqlite3.DatabaseError as exc:
+        if sqlite_cause(exc) not in ("notadb", "damaged"):
+            raise
         raise StoreError(
             f"{path} is not a SQLite database ({exc}): move it away or open another store path"
         ) from None
@@ -84,6 +89,23 @@ def _current_version(conn: sqlite3.Connection, path: Path) -> int:
         )
     row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
     return int(row[0] or 0)
+
+
+def check_readable(conn: sqlite3.Connection, path: Path) -> int:
+    """The schema version of a store opened read-only, which is never migrated
+    or created: an empty database or an older schema is a one-line StoreError."""
+    version = _current_version(conn, path)
+    if version == 0:
+        raise StoreError(
+            f"{path} holds no jw-rag store (an empty database): ingest a source into it "
+            "first, or open another store path"
+        )
+    if not is_current(version, SCHEMA_VERSION, path):
+        raise StoreError(
+            f"{path} uses store schema {version}, older than this jw-rag's {SCHEMA_VERSION}: "
+            "ingest into it once (which upgrades it) before reading it read-only"
+        )
+    return version
 
 
 def prepare(conn: sqlite3.Connection, path: Path) -> int:

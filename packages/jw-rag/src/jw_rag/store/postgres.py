@@ -286,6 +286,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             f"INSERT INTO jw_chunks ({_COLUMNS}) SELECT {_COLUMNS} FROM jw_stage "
             f"ON CONFLICT (id) DO UPDATE SET {updates}"
         )
+        conn.execute("DROP TABLE jw_stage")  # the next source of a batch stages its own
 
     def _write_parents(self, conn: psycopg.Connection, parents: Sequence[Chunk]) -> None:
         if not parents:

@@ -12,7 +12,7 @@ import numpy.typing as npt
 from jw_rag.defaults import SearchMode
 from jw_rag.model import Chunk
 
-__all__ = ["SearchHit", "SearchMode", "Store"]
+__all__ = ["SearchHit", "SearchMode", "SourceWrite", "Store"]
 
 
 @dataclass(slots=True)
@@ -29,6 +29,18 @@ class SearchHit:
     score: float
     rank: int
     expanded: list[Chunk] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceWrite:
+    """One source of a batch write (:meth:`StoreCore.replace_sources`): the same
+    arguments as ``Store.replace_source``."""
+
+    source_id: str
+    chunks: Sequence[Chunk]
+    content_hash: str | None = None
+    parents: Sequence[Chunk] = ()
+    source_metadata: Mapping[str, Any] | None = None
 
 
 @runtime_checkable

@@ -3,9 +3,10 @@ FTS5 index; dense search is exact (numpy over a cached matrix).
 
 Every write runs in a single ``BEGIN IMMEDIATE`` transaction after the chunks
 were validated and embedded (see :mod:`jw_rag.store._base`): a slow embedder
-never holds the write lock, and an exception or a killed process leaves the
-file as it was. The file runs in WAL mode with a busy timeout, so several
-processes can ingest at once.
+never holds the write lock, and an exception, a full disk or a killed process
+leaves the file as it was. The file runs in WAL mode with a busy timeout, so
+several processes can ingest at once. A failure is named by its cause (busy,
+full disk, read-only file or folder, I/O error, damage), not all called damage.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import numpy as np
 import numpy.typing as npt
 
+from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag._wal import enable_wal
 from jw_rag.errors import StoreError
 from jw_rag.model import Chunk
@@ -29,7 +32,7 @@ from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCor
 from jw_rag.store._dense import VectorMatrix, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata
-from jw_rag.store._schema import SCHEMA_VERSION, prepare
+from jw_rag.store._schema import SCHEMA_VERSION, check_readable, prepare
 from jw_rag.store._tokens import analyse, match_expression, query_terms
 from jw_rag.windows import WINDOW_CHUNKER
 
@@ -44,6 +47,8 @@ _BATCH = 1000
 _CACHE_KIB = 65_536  # page cache per connection: big ingests and FTS merges stay in memory
 _IN_JSON = "IN (SELECT value FROM json_each(?))"
 _SOURCE_SQL = source_sql("", "?")
+#: Causes that mean this process may read the file but not write it (or its folder).
+_CANNOT_WRITE = ("readonly", "cantopen", "permission")
 
 
 def _now() -> str:
@@ -60,17 +65,26 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     ``embedder`` is used for adding chunks and for dense/hybrid search; when
     ``None`` the default (``jw_rag.embed.get_embedder()``) is created at first
     use, so BM25-only use never loads a model.
+
+    ``read_only=True`` opens an existing store for reading only: nothing is
+    created, migrated or written (an empty file is not a store). A store whose
+    file or folder cannot be written is opened that way too, so searching it
+    still works (``read_only`` is then True); a write then says why it cannot.
     """
 
-    def __init__(self, path: str | Path, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, path: str | Path, embedder: Embedder | None = None, *, read_only: bool = False
+    ) -> None:
         super().__init__(embedder)
         self.path = Path(path).expanduser()
         self._label = str(self.path)
         if self.path.is_dir():
             raise StoreError(f"store path {self.path} is a directory: give a file path")
+        self.read_only = read_only
+        self._why_read_only = "opened for reading only"
         self._lock = threading.RLock()
         self._matrix: VectorMatrix | None = None
-        self._conn = self._connect()
+        self._conn = self._connect_read_only() if read_only else self._connect()
 
     # -- connection and transactions -----------------------------------------
 
@@ -80,9 +94,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
                 self.path, isolation_level=None, check_same_thread=False, timeout=60
             )
         except sqlite3.Error as exc:
-            raise StoreError(
-                f"cannot open store {self.path} ({exc}): check the path and its permissions"
-            ) from None
+            raise self._failure(exc, writing=False) from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             prepare(conn, self.path)
@@ -91,37 +103,99 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
         except sqlite3.Error as exc:
             conn.close()
-            raise StoreError(
-                f"cannot open store {self.path} ({exc}): check the file and its permissions"
-            ) from None
+            if self.path.is_file() and sqlite_cause(exc) in _CANNOT_WRITE:
+                self.read_only = True  # the file or its folder is read-only: reads still work
+                self._why_read_only = f"its file or folder cannot be written: {exc}"
+                return self._connect_read_only()
+            raise self._failure(exc, writing=False) from None
         except BaseException:
             conn.close()
             raise
         return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that never writes; in a folder where SQLite cannot make
+        its shared-memory file, the file is read as immutable."""
+        if not self.path.is_file():
+            raise StoreError(
+                f"no store at {self.path}: check the path (--store or $JW_STORE), or ingest a "
+                "source there first"
+            )
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        for immutable in (False, True):
+            conn = sqlite3.connect(
+                uri + ("&immutable=1" if immutable else ""),
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=60,
+            )
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                check_readable(conn, self.path)
+                conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
+                return conn
+            except sqlite3.Error as exc:
+                conn.close()
+                if immutable or sqlite_cause(exc) not in _CANNOT_WRITE:
+                    raise self._failure(exc, writing=False) from None
+            except BaseException:
+                conn.close()
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
             self._matrix = None
 
-    def _failure(self, exc: sqlite3.DatabaseError) -> StoreError:
-        """A SQLite error as a one-line StoreError: busy, or a damaged file."""
+    def _failure(self, exc: sqlite3.Error, *, writing: bool = True) -> StoreError:
+        """A SQLite error as a one-line StoreError naming its cause and the fix."""
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in reason:
+        cause = sqlite_cause(exc)
+        store = f"store {self.path}"
+        nothing = ": nothing was written" if writing else ""
+        if cause == "busy":
             return StoreError(
-                f"store {self.path} is busy ({reason}): another process holds the write "
-                "lock; retry when it finishes"
+                f"{store} is busy ({reason}): another process holds the write lock; retry "
+                "when it finishes"
             )
-        return StoreError(
-            f"store {self.path} is damaged or unreadable ({reason}): nothing was written; "
-            "restore it from a copy or ingest into a new store"
-        )
+        if cause == "full":
+            return StoreError(
+                f"the disk holding {store} is full ({reason}){nothing}; free space on it (or "
+                "move the store to a disk with room) and retry"
+            )
+        if cause in _CANNOT_WRITE and (writing or self.read_only):
+            why = self._why_read_only if self.read_only else f"read-only file or folder: {reason}"
+            return StoreError(
+                f"{store} cannot be written ({why}){nothing}; make the file and its folder "
+                "writable (e.g. chmod u+w), or copy the store to a writable place; searching "
+                "it works as it is"
+            )
+        if cause in _CANNOT_WRITE:
+            return StoreError(
+                f"{store} cannot be opened ({reason}): check that you may read the file and "
+                "its folder, or copy it to a folder of yours"
+            )
+        if cause == "io":
+            return StoreError(
+                f"{store}: the disk reported an I/O error ({reason}){nothing}; check the disk "
+                "and its free space, then retry"
+            )
+        if cause in ("damaged", "notadb"):
+            return StoreError(
+                f"{store} is damaged or not a store ({reason}){nothing}; restore it from a "
+                "copy or ingest into a new store"
+            )
+        return StoreError(f"{store} failed ({reason}){nothing}; retry, or use a new store")
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; bumps the change counter on commit."""
         with self._lock:
             conn = self._conn
+            if self.read_only:
+                raise self._failure(sqlite3.OperationalError("read-only"), writing=True)
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.DatabaseError as exc:
@@ -153,11 +227,11 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             try:
                 self._conn.execute("BEGIN")
             except sqlite3.DatabaseError as exc:
-                raise self._failure(exc) from None
+                raise self._failure(exc, writing=False) from None
             try:
                 yield self._conn
             except sqlite3.DatabaseError as exc:
-                raise self._failure(exc) from None
+                raise self._failure(exc, writing=False) from None
             finally:
                 self._rollback(self._conn)
 
