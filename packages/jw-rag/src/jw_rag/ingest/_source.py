@@ -23,7 +23,9 @@ unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
 Control characters: one rule for every source kind, applied where the text is
 decoded (:func:`clean_controls`), before any chunker or store sees it. C0
 control characters other than tab, newline and carriage return (NUL included)
-are removed, so SQLite and PostgreSQL (which refuses NUL) store the same text.
+are removed, so SQLite and PostgreSQL (which refuses NUL) store the same text;
+a lone surrogate (a half of a UTF-16 pair, which a PDF's text or a JSON string
+can carry and no UTF-8 store can hold) becomes U+FFFD.
 """
 
 from __future__ import annotations
@@ -383,11 +385,16 @@ def looks_binary(data: bytes) -> bool:
 
 
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def clean_controls(text: str) -> str:
     """``text`` under the control-character rule in this module's docstring."""
-    return _CONTROLS.sub("", text) if _CONTROLS.search(text) else text
+    if _CONTROLS.search(text):
+        text = _CONTROLS.sub("", text)
+    if _SURROGATES.search(text):
+        text = _SURROGATES.sub("\ufffd", text)
+    return text
 
 
 _HTML_START = re.compile(

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from jw_rag.ingest._html import clean_text
-from jw_rag.ingest._source import Loaded, read_path
+from jw_rag.ingest._source import Loaded, read_path, refuse_other_kind, sniff_kind
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.ingest.text import read_text
 from jw_rag.model import Document, Paragraph
@@ -143,6 +143,10 @@ def _parse(text: str) -> tuple[list[Paragraph], str]:
 
 
 def parse_markdown_bytes(loaded: Loaded) -> Document:
+    """Markdown; a file that is really a PDF or a ZIP format is refused, naming
+    the kind to ingest it as (HTML is left alone: Markdown may hold it)."""
+    if sniff_kind(loaded.data) not in (None, "article"):
+        refuse_other_kind(loaded, "Markdown")
     paragraphs, front_title = _parse(read_text(loaded, "Markdown"))
     headings = [p for p in paragraphs if p.kind == "heading"]
     title = front_title or (headings[0].text if headings else loaded.stem)

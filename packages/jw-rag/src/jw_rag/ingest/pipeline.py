@@ -238,8 +238,9 @@ def _chunk_all(
             if skipped is None:
                 raise
             bad.setdefault(_file_of(doc), skip_reason(exc))
-    if skipped is not None:
+    if skipped is not None and bad:
         skipped.extend(SkippedFile(path, reason) for path, reason in bad.items())
+        skipped.sort(key=lambda s: s.path)
     return [p for p in prepared if _file_of(p[0]) not in bad]
 
 

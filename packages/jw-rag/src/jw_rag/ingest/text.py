@@ -36,6 +36,11 @@ def parse_text_bytes(loaded: Loaded) -> Document:
     refuse_other_kind(loaded, "text")
     text = read_text(loaded)
     paragraphs = [Paragraph(clean_text(block)) for block in split_blocks(text)]
+    if not any(p.text for p in paragraphs):
+        raise IngestError(
+            f"{loaded.name} has no visible text (only spaces and invisible characters); "
+            "pass a file with text"
+        )
     return Document(
         source_id=loaded.stem,
         paragraphs=paragraphs,

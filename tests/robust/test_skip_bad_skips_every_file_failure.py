@@ -1,0 +1,147 @@
+"""``--skip-bad`` leaves out a file whatever stage it fails at (reading,
+parsing, chunking: "no text to index"), with its reason, and stores the rest;
+a PDF whose text holds a lone surrogate is no failure at all: the surrogate
+becomes U+FFFD and the file is stored."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from jw_cli.app import main
+from jw_rag.chunkers import ParagraphChunker, register_chunker
+from jw_rag.embed import FakeEmbedder
+from jw_rag.errors import IngestError
+from jw_rag.ingest import ingest_folder, parse_pdf
+from jw_rag.store import SQLiteStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
+from conftest import _content  # noqa: E402
+
+ZWSP = "\u200b"
+
+_TO_SURROGATE = b"""/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+/CMapName /X def 1 begincodespacerange <00> <FF> endcodespacerange
+1 beginbfchar <41> <D800> endbfchar endcmap CMapName currentdict /CMap defineresource pop end end"""
+
+
+def surrogate_pdf(path: Path) -> Path:
+    """A one-page PDF whose font maps the glyph of "A" to a lone UTF-16
+    surrogate (D800) through its ToUnicode map."""
+    stream = _content([(72, 700, "Hello ABA world")])
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding "
+        b"/ToUnicode 6 0 R >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+        f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream",
+        f"<< /Length {len(_TO_SURROGATE)} >>\nstream\n".encode() + _TO_SURROGATE + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{off:010d} 00000 n \n".encode() for off in offsets)
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_lone_surrogate_in_pdf_text_becomes_a_replacement_character(tmp_path: Path) -> None:
+    doc = parse_pdf(surrogate_pdf(tmp_path / "s.pdf"))
+    assert [p.text for p in doc.paragraphs] == ["Hello \ufffdB\ufffd world"]
+
+
+def _folder(root: Path) -> Path:
+    lib = root / "lib"
+    lib.mkdir()
+    (lib / "a-good.txt").write_text("Gardens need water every morning.\n", "utf-8")
+    (lib / "b-invisible.txt").write_text(f"{ZWSP} \n\n {ZWSP}\n", "utf-8")
+    (lib / "c-invisible.md").write_text(f"{ZWSP}\n\n\u00ad\n", "utf-8")
+    (lib / "d-spaces.txt").write_text("   \n\n\t \n", "utf-8")
+    surrogate_pdf(lib / "e-surrogate.pdf")
+    return lib
+
+
+def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    lib = _folder(tmp_path)
+    store = tmp_path / "s.sqlite"
+    code = main(["--store", str(store), "rag", "ingest", "markdown", str(lib), "--skip-bad"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert out.replace(str(tmp_path), "<DIR>").splitlines() == [
+        "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
+        "skipped <DIR>/lib/b-invisible.txt: lib/b-invisible: the document has no text to index",
+        "skipped <DIR>/lib/c-invisible.md: lib/c-invisible: the document has no text to index",
+        "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with Markdown",
+        "skipped <DIR>/lib/e-surrogate.pdf is a PDF, not Markdown; ingest it as pdf "
+        "(`jw rag ingest pdf ...`)",
+        "1 source, 1 stored, 1 chunks; 4 files skipped",
+    ]
+    code = main(["--store", str(store), "rag", "ingest", "text", str(lib), "--skip-bad"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert out.replace(str(tmp_path), "<DIR>").splitlines() == [
+        "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
+        "skipped <DIR>/lib/b-invisible.txt has no visible text (only spaces and invisible "
+        "characters); pass a file with text",
+        "skipped <DIR>/lib/c-invisible.md has no visible text (only spaces and invisible "
+        "characters); pass a file with text",
+        "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with text",
+        "skipped <DIR>/lib/e-surrogate.pdf is a PDF, not text; ingest it as pdf "
+        "(`jw rag ingest pdf ...`)",
+        "1 source, 1 stored, 1 chunks; 4 files skipped",
+    ]
+    code = main(["--store", str(store), "rag", "ingest", "pdf", str(lib), "--skip-bad"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert (
+        out.splitlines()[0] == "lib/e-surrogate: 1 chunks, chunker paragraph, language en (stored)"
+    )
+    with SQLiteStore(store, FakeEmbedder(dim=8)) as st:
+        texts = [h.chunk.text for h in st.search("Hello world", k=5, mode="bm25")]
+    assert texts == ["Hello \ufffdB\ufffd world"]
+
+
+class _PickyChunker(ParagraphChunker):
+    """A chunker that refuses one document (as a plugin may)."""
+
+    name = "picky"
+
+    def chunk(self, paragraphs, source_id, *, metadata=None):  # type: ignore[no-untyped-def]
+        if "refuse" in source_id:
+            raise IngestError(f"{source_id}: this chunker cannot split it")
+        return super().chunk(paragraphs, source_id, metadata=metadata)
+
+
+def test_a_file_the_chunker_refuses_is_skipped_with_its_whole_file(tmp_path: Path) -> None:
+    register_chunker("picky", _PickyChunker, replace=True)
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "keep.txt").write_text("Rivers run to the sea.\n", "utf-8")
+    (lib / "refuse.txt").write_text("The sea is never full.\n", "utf-8")
+    with SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=8)) as store:
+        with pytest.raises(IngestError, match="lib/refuse: this chunker cannot split it"):
+            ingest_folder(store, lib, chunker="picky")
+        assert store.stats()["sources"] == 0
+        done = ingest_folder(store, lib, chunker="picky", skip_bad=True)
+        assert [r.source_id for r in done.results] == ["lib/keep"]
+        assert [(s.path, s.reason) for s in done.skipped] == [
+            (str(lib / "refuse.txt"), "lib/refuse: this chunker cannot split it")
+        ]
+        assert list(store.stats()["per_source"]) == ["lib/keep"]
+        (lib / "keep.txt").unlink()
+        with pytest.raises(IngestError, match="all 1 files were skipped as bad, nothing stored"):
+            ingest_folder(store, lib, chunker="picky", skip_bad=True)
