@@ -157,6 +157,13 @@ def write_pdf(path: Path, pages: list[list[Line]]) -> Path:
             f"/Resources << /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>".encode()
         )
         objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    path.write_bytes(pdf_file(objects))
+    return path
+
+
+def pdf_file(objects: list[bytes]) -> bytes:
+    """A PDF file of ``objects`` (numbered from 1, the first the catalog), with
+    its cross-reference table and trailer."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -169,8 +176,7 @@ def write_pdf(path: Path, pages: list[list[Line]]) -> Path:
     out += (
         f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     )
-    path.write_bytes(bytes(out))
-    return path
+    return bytes(out)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from jw_rag.ingest import ingest_folder, parse_pdf
 from jw_rag.store import SQLiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
-from conftest import _content  # noqa: E402
+from conftest import _content, pdf_file  # noqa: E402
 
 ZWSP = "\u200b"
 
@@ -41,18 +41,7 @@ def surrogate_pdf(path: Path) -> Path:
         f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream",
         f"<< /Length {len(_TO_SURROGATE)} >>\nstream\n".encode() + _TO_SURROGATE + b"\nendstream",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{off:010d} 00000 n \n".encode() for off in offsets)
-    out += (
-        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    )
-    path.write_bytes(bytes(out))
+    path.write_bytes(pdf_file(objects))
     return path
 
 
@@ -78,10 +67,14 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
     monkeypatch.setenv("JW_EMBEDDER", "fake")
     lib = _folder(tmp_path)
     store = tmp_path / "s.sqlite"
-    code = main(["--store", str(store), "rag", "ingest", "markdown", str(lib), "--skip-bad"])
-    out, err = capsys.readouterr()
-    assert (code, err) == (0, "")
-    assert out.replace(str(tmp_path), "<DIR>").splitlines() == [
+
+    def ingest(kind: str) -> list[str]:
+        code = main(["--store", str(store), "rag", "ingest", kind, str(lib), "--skip-bad"])
+        out, err = capsys.readouterr()
+        assert (code, err) == (0, "")
+        return out.replace(str(tmp_path), "<DIR>").splitlines()
+
+    assert ingest("markdown") == [
         "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt: lib/b-invisible: the document has no text to index",
         "skipped <DIR>/lib/c-invisible.md: lib/c-invisible: the document has no text to index",
@@ -90,10 +83,7 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
         "(`jw rag ingest pdf ...`)",
         "1 source, 1 stored, 1 chunks; 4 files skipped",
     ]
-    code = main(["--store", str(store), "rag", "ingest", "text", str(lib), "--skip-bad"])
-    out, err = capsys.readouterr()
-    assert (code, err) == (0, "")
-    assert out.replace(str(tmp_path), "<DIR>").splitlines() == [
+    assert ingest("text") == [
         "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt has no visible text (only spaces and invisible "
         "characters); pass a file with text",
@@ -104,12 +94,7 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
         "(`jw rag ingest pdf ...`)",
         "1 source, 1 stored, 1 chunks; 4 files skipped",
     ]
-    code = main(["--store", str(store), "rag", "ingest", "pdf", str(lib), "--skip-bad"])
-    out, err = capsys.readouterr()
-    assert (code, err) == (0, "")
-    assert (
-        out.splitlines()[0] == "lib/e-surrogate: 1 chunks, chunker paragraph, language en (stored)"
-    )
+    assert ingest("pdf")[0] == "lib/e-surrogate: 1 chunks, chunker paragraph, language en (stored)"
     with SQLiteStore(store, FakeEmbedder(dim=8)) as st:
         texts = [h.chunk.text for h in st.search("Hello world", k=5, mode="bm25")]
     assert texts == ["Hello \ufffdB\ufffd world"]
