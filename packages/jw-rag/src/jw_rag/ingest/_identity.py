@@ -10,7 +10,14 @@ would get the same id are always refused.
 
 JWPUB documents and JW Library notes carry ids built from what they are
 (symbol, year, document and language; the note's GUID), not from a file name,
-so they have no origin and are never refused.
+so they have no origin and are never refused for it.
+
+Within one ingest no two documents share an id, so none overwrites another:
+documents of one file that would (an EPUB's ``ch.xhtml`` and ``ch.html``, two
+JWPUB documents with one MEPS document id, two notes with one GUID) each take
+the distinct id their parser offers (:data:`DISTINCT_ID_KEY`: the chapter's
+file name with its extension, ``...:doc<DocumentId>``, ``...:<NoteId>``), the
+same in every run; any id still shared is refused before anything is written.
 
 Stores written before origins were recorded: a source stored without one is
 replaced as before, and records the new origin. When a folder ingest's id
@@ -30,13 +37,23 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest._source import is_url
 from jw_rag.model import Document
 
-__all__ = ["CONTENT_ID_FORMATS", "DEFAULT_ID_KEY", "origin_of", "settle_source_ids"]
+__all__ = [
+    "CONTENT_ID_FORMATS",
+    "DEFAULT_ID_KEY",
+    "DISTINCT_ID_KEY",
+    "origin_of",
+    "settle_source_ids",
+]
 
 #: Formats whose source ids come from their content, not from where they were read.
 CONTENT_ID_FORMATS = frozenset({"jwpub", "jwlibrary"})
 
 #: Transient ``Document.metadata`` flag: the id is a folder ingest's default (never stored).
 DEFAULT_ID_KEY = "_folder_default_id"
+
+#: Transient ``Document.metadata`` entry: the id a document takes when another
+#: document of the same file in one ingest has its id (never stored).
+DISTINCT_ID_KEY = "_distinct_id"
 
 
 def _canonical(source: str) -> str:
@@ -85,14 +102,37 @@ def _legacy_id(store: Any, doc: Document, origin: str) -> str | None:
     return None
 
 
+def _file_of(doc: Document) -> str | None:
+    """The file or URL ``doc`` was read from (its origin, else its ``source``)."""
+    source = doc.metadata.get("source")
+    return origin_of(doc) or (str(source) if source else None)
+
+
+def _distinct_ids(docs: Sequence[Document]) -> None:
+    """Documents of one file sharing an id each take their distinct id (module docstring)."""
+    groups: dict[str, list[Document]] = {}
+    for doc in docs:
+        groups.setdefault(doc.source_id, []).append(doc)
+    for group in groups.values():
+        if len(group) < 2 or len({_file_of(d) for d in group}) != 1:
+            continue
+        distinct = [d.metadata.get(DISTINCT_ID_KEY) for d in group]
+        if all(isinstance(i, str) and i for i in distinct) and len(set(distinct)) == len(group):
+            for doc, new_id in zip(group, distinct, strict=True):
+                doc.source_id = str(new_id)
+    for doc in docs:
+        doc.metadata.pop(DISTINCT_ID_KEY, None)
+
+
 def settle_source_ids(store: Any, docs: Sequence[Document], *, replace: bool = False) -> set[str]:
-    """Record each document's origin and check its id against the store and the
-    other documents (module docstring); raises before anything is written.
+    """Make the documents' ids distinct, record each one's origin and check its
+    id against the store and the other documents (module docstring); raises
+    before anything is written.
 
     Returns the ids replaced from another origin (``replace=True``): those are
     rewritten even when their content is unchanged, so the new origin is stored."""
+    _distinct_ids(docs)
     moved: set[str] = set()
-    seen: dict[str, str | None] = {}
     for doc in docs:
         default_id = bool(doc.metadata.pop(DEFAULT_ID_KEY, False))
         origin = origin_of(doc)
@@ -115,12 +155,25 @@ def settle_source_ids(store: Any, docs: Sequence[Document], *, replace: bool = F
                 f"with {origin}: give this one another id (--source-id / source_id=) or "
                 "replace it (--replace / replace=True)"
             )
-    for doc in docs:
-        origin = doc.metadata.get("origin") if origin_of(doc) is not None else None
-        if doc.source_id in seen and seen[doc.source_id] != origin:
-            raise IngestError(
-                f"two sources would share the id {doc.source_id!r}: {seen[doc.source_id]} and "
-                f"{origin}; ingest them separately, each with its own --source-id"
-            )
-        seen[doc.source_id] = origin
+    _refuse_shared(docs)
     return moved
+
+
+def _refuse_shared(docs: Sequence[Document]) -> None:
+    """A one-line IngestError for the first id two documents still share."""
+    seen: dict[str, Document] = {}
+    for doc in docs:
+        first = seen.setdefault(doc.source_id, doc)
+        if first is doc:
+            continue
+        a, b = _file_of(first), _file_of(doc)
+        if a == b:
+            raise IngestError(
+                f"two documents of {a} would share the id {doc.source_id!r} and one would "
+                "overwrite the other; nothing was stored: give the file to ingest a distinct "
+                "id for each, or split it"
+            )
+        raise IngestError(
+            f"two sources would share the id {doc.source_id!r}: {a} and {b}; ingest them "
+            "separately, each with its own --source-id"
+        )

@@ -5,7 +5,8 @@ first, and the text may unpack to :data:`MAX_TEXT_BYTES` at most, so a book
 costs memory in proportion to its text. A chapter is a spine document with text; its paragraphs and headings are
 read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
 ``"<book>/<chapter file without extension>"`` where ``<book>`` is the file
-stem (or the caller's ``source_id``). The chapter title is its first heading,
+stem (or the caller's ``source_id``); chapters whose files differ only in
+their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``). The chapter title is its first heading,
 else the book title; the language is the book's ``dc:language``.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from jw_core import normalize_language
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
+from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._source import Loaded, check_archive, read_path
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_documents, with_language
 from jw_rag.model import Document
@@ -125,6 +127,7 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
                     "book_title": book_title,
                     "chapter_file": name,
                     "spine_index": position,
+                    DISTINCT_ID_KEY: f"{base}/{name}",
                 },
             )
         )

@@ -1,7 +1,7 @@
 """JW Library backups: the user's notes, one source per note.
 
-Each note is its own source, ``"jwlibrary:note:{guid}"``: notes are edited one
-at a time, so re-ingesting a newer backup rewrites only the notes whose text,
+Each note is its own source, ``"jwlibrary:note:{guid}"`` (notes of one backup
+sharing a GUID each get ``:{NoteId}`` after it): notes are edited one at a time, so re-ingesting a newer backup rewrites only the notes whose text,
 tags or anchor changed (the content hash covers all three), and a hit names
 exactly one note. A note's paragraphs are its title (a ``heading``) and each
 non-blank line of its body.
@@ -30,6 +30,7 @@ from jw_core import detect_language
 from jw_core.jwlibrary import JwLibraryBackup, JwNote, read_jw_library_backup
 from jw_core.jwpub import JwFormatError
 from jw_rag.errors import IngestError
+from jw_rag.ingest._identity import DISTINCT_ID_KEY, settle_source_ids
 from jw_rag.ingest._source import clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
@@ -41,6 +42,7 @@ from jw_rag.ingest.pipeline import (
     with_language,
 )
 from jw_rag.model import Chunk, Document, Paragraph
+from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
 
 __all__ = ["ingest_jw_library_backup", "note_document", "note_metadata", "parse_jw_library_backup"]
@@ -72,6 +74,7 @@ def note_document(note: JwNote, *, source: str = "", language: str | None = None
     meta: dict[str, Any] = {"source": source, "format": "jwlibrary", "note_guid": note.guid}
     if note.last_modified:
         meta["last_modified"] = note.last_modified
+    meta[DISTINCT_ID_KEY] = f"jwlibrary:note:{note.guid}:{note.note_id}"
     return Document(
         source_id=f"jwlibrary:note:{note.guid}",
         paragraphs=paragraphs,
@@ -125,10 +128,14 @@ def ingest_jw_library_backup(
     language: str | None = None,
     chunker: ChunkerArg = None,
 ) -> list[IngestResult]:
-    """Parse, chunk and store every note of a ``.jwlibrary`` backup; one result per note."""
+    """Parse, chunk and store every note of a ``.jwlibrary`` backup, in one
+    transaction; one result per note."""
     resolved = resolve_chunker(chunker)
-    prepared: list[tuple[Document, list[Chunk], str, dict[str, Any]]] = []
-    for doc, note in parse_jw_library_backup(path, language=language):
+    parsed = parse_jw_library_backup(path, language=language)
+    settle_source_ids(store, [doc for doc, _ in parsed])
+    prepared: list[tuple[Document, list[Chunk]]] = []
+    writes: list[SourceWrite] = []
+    for doc, note in parsed:
         extra = note_metadata(note)
         chunks = chunk_document(doc, chunker=resolved)
         for c in chunks:
@@ -138,22 +145,17 @@ def ingest_jw_library_backup(
         }
         source_meta.update(title=doc.title, language=doc.language, chunker=resolved.name)
         source_meta["tags"] = ", ".join(note.tags)
-        prepared.append(
-            (doc, chunks, _note_hash(doc, content_hash(doc, resolved), extra), source_meta)
+        digest = _note_hash(doc, content_hash(doc, resolved), extra)
+        prepared.append((doc, chunks))
+        writes.append(SourceWrite(doc.source_id, chunks, digest, source_metadata=source_meta))
+    changed = replace_sources(store, writes)
+    return [
+        IngestResult(
+            source_id=doc.source_id,
+            chunks=len(chunks),
+            skipped=not done,
+            chunker=resolved.name,
+            language=chunks[0].metadata.get("language") if chunks else doc.language,
         )
-    results = []
-    for doc, chunks, digest, source_meta in prepared:
-        changed = store.replace_source(
-            doc.source_id, chunks, content_hash=digest, source_metadata=source_meta
-        )
-        language_code = chunks[0].metadata.get("language") if chunks else doc.language
-        results.append(
-            IngestResult(
-                source_id=doc.source_id,
-                chunks=len(chunks),
-                skipped=not changed,
-                chunker=resolved.name,
-                language=language_code,
-            )
-        )
-    return results
+        for (doc, chunks), done in zip(prepared, changed, strict=True)
+    ]

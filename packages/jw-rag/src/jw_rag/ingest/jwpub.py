@@ -7,7 +7,8 @@ Documents without any text (covers, image pages) are left out.
 
 Source ids are ``"jwpub:{symbol}:{year}:{meps_document_id}:{meps_language_index}"``;
 the last part keeps the same document in two languages apart (MEPS document
-ids are shared between languages). The language is the caller's, else the one
+ids are shared between languages). Documents of one publication that share a
+MEPS document id each get ``:doc<DocumentId>`` after it. The language is the caller's, else the one
 the MEPS index names (:data:`jw_core.jwpub.MEPS_LANGUAGES`), else detected
 once over the whole publication's text.
 
@@ -22,6 +23,7 @@ from jw_core import detect_language
 from jw_core.jwpub import JwDocument, JwFormatError, JwPublication, read_jwpub
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
+from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._source import clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
@@ -65,6 +67,7 @@ def _document(pub: JwPublication, doc: JwDocument, name: str) -> Document | None
             "meps_document_id": doc.meps_document_id,
             "document_id": doc.document_id,
             "publication_title": pub.title,
+            DISTINCT_ID_KEY: f"{jwpub_source_id(pub, doc)}:doc{doc.document_id}",
         },
     )
 
