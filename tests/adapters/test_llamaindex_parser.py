@@ -42,7 +42,9 @@ def test_parent_relationship_from_parent_child_ids() -> None:
     doc = Document(text=TEXT)
     nodes = JwNodeParser("parent-child").get_nodes_from_documents([doc])
     chunks = get_chunker("parent-child").chunk(TEXT, doc.doc_id)
-    assert [c.metadata["parent_id"] for c in chunks] == [
+    tag = nodes[0].node_id.removeprefix(chunks[0].id)  # the document's tag on every id
+    assert tag.startswith("@") and len(nodes) == len(chunks)
+    assert [c.metadata["parent_id"] + tag for c in chunks] == [
         n.relationships[NodeRelationship.PARENT].node_id for n in nodes
     ]
     assert all(n.metadata["parent_id"] == n.parent_node.node_id for n in nodes)  # type: ignore[union-attr]

@@ -1,12 +1,20 @@
-"""The provenance an adapter copies from a chunk into its framework's metadata."""
+"""The provenance an adapter copies from a chunk into its framework's metadata,
+and the chunks of one framework document under ids no other document shares."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from typing import Any
 
+from jw_rag.chunkers.protocol import Chunker
 from jw_rag.model import Chunk
 
-__all__ = ["PROVENANCE_KEYS", "provenance"]
+__all__ = ["LINK_KEYS", "PROVENANCE_KEYS", "document_chunks", "provenance"]
+
+#: Metadata entries that hold other chunks' ids.
+LINK_KEYS = ("prev_id", "next_id", "parent_id")
 
 PROVENANCE_KEYS = (
     "para_ids",
@@ -25,3 +33,22 @@ def provenance(chunk: Chunk) -> dict[str, Any]:
     meta = chunk.metadata
     found = {key: meta[key] for key in PROVENANCE_KEYS if meta.get(key) is not None}
     return {"chunk_id": chunk.id, "source_id": chunk.source_id, **found}
+
+
+def document_chunks(
+    chunker: Chunker, text: str, source_id: str, metadata: Mapping[Any, Any]
+) -> list[Chunk]:
+    """The chunks of one framework document (``text`` with ``metadata``), each
+    id (and every id it links to) followed by ``@`` and a digest of the text
+    and metadata: documents that share a source id (the pages of one PDF, all
+    ``source="book.pdf"``) never share chunk ids, and the same document always
+    gets the same ones."""
+    chunks = chunker.chunk(text, source_id)
+    key = json.dumps([text, metadata], sort_keys=True, default=str, ensure_ascii=False)
+    tag = "@" + hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    for c in chunks:
+        c.id += tag
+        for link in LINK_KEYS:
+            if isinstance(c.metadata.get(link), str) and c.metadata[link]:
+                c.metadata[link] += tag
+    return chunks

@@ -10,7 +10,8 @@ metadata, extended with the chunk's provenance (``chunk_id``, ``source_id``,
 ``para_ids``, ``span``, ``chunker``, ``chunker_version`` and, when known,
 ``language``, ``heading_path``, ``pages``, ``parent_id``). The text is one document; blank lines
 separate its paragraphs. A document's ``metadata["source"]`` (else
-``doc-<n>``) is its source id.
+``doc-<n>``) is its source id; chunk ids are unique to the document (its text
+and metadata), so the pages of one PDF, which share a source, never share ids.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from jw_rag.adapters._provenance import provenance
+from jw_rag.adapters._provenance import document_chunks, provenance
 from jw_rag.chunkers import Chunker
 from jw_rag.errors import MissingDependencyError
 from jw_rag.ingest.pipeline import resolve_chunker
@@ -54,7 +55,7 @@ class JwTextSplitter(TextSplitter):
             source_id = str(meta.get("source") or f"doc-{n}")
             out.extend(
                 Document(page_content=c.text, metadata={**meta, **provenance(c)})
-                for c in self.chunker.chunk(text, source_id)
+                for c in document_chunks(self.chunker, text, source_id, meta)
             )
         return out
 
