@@ -26,10 +26,11 @@ from jw_rag.adapters.llamaindex import JwNodeParser
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
 from conftest import write_pdf  # noqa: E402
 
+#: Pages of one length: each page's one chunk has the same span (0.0-0.49).
 PAGES = [
-    "Gardens need water every morning in the summer heat.",
-    "Rivers carry the rain from the hills down to the sea.",
-    "Stones in the field keep the warmth of the afternoon sun.",
+    "Gardens need water every single summer morning!!",
+    "Rivers carry the rain from hills down to the sea.",
+    "Stones in the field keep the warmth of afternoon.",
 ]
 
 
