@@ -28,7 +28,7 @@ from conftest import write_pdf  # noqa: E402
 
 #: Pages of one length: each page's one chunk has the same span (0.0-0.49).
 PAGES = [
-    "Gardens need water every single summer morning!!",
+    "Gardens need water every single summer morning!!!",
     "Rivers carry the rain from hills down to the sea.",
     "Stones in the field keep the warmth of afternoon.",
 ]
