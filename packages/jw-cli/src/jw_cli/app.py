@@ -7,12 +7,14 @@ Errors end as one line on stderr (``error: <message>``, see
 :func:`jw_rag.errors.error_line`), never a traceback: bad option values
 (:class:`~jw_rag.errors.ConfigError`, ``ValueError``, a number out of range)
 and usage errors exit 2; every other failure (library errors, unreadable
-files, exceptions nobody expected) exits 1.
+files, exceptions nobody expected) exits 1. Warnings (a cache that cannot be
+used, say) are one ``warning:`` line each.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 from importlib.metadata import version
 from typing import Annotated
 
@@ -84,8 +86,19 @@ def _fail(message: object, code: int) -> int:
     return code
 
 
+def _warn(message: object, *_: object, **__: object) -> None:
+    """A warning from the library (a cache left out, a file moved aside) as one line."""
+    typer.echo(f"warning: {' '.join(str(message).split())}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _warn
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         rv = app(args=argv, prog_name="jw", standalone_mode=False)
     except typer.Exit as exc:

@@ -3,9 +3,13 @@
 Several processes may read and write it at once (WAL journal, a busy timeout,
 ``INSERT OR IGNORE`` in one transaction per batch: the first writer of a key
 wins and every later writer of the same key would have written the same vector).
-A file SQLite cannot read is renamed ``<name>.corrupt-<timestamp>`` with a warning
-and a fresh cache is started in its place, so a damaged cache costs re-embedding,
-never a failure.
+A SQLite file SQLite cannot read is renamed ``<name>.corrupt-<timestamp>`` with a
+warning and a fresh cache is started in its place, so a damaged cache costs
+re-embedding, never a failure (its bytes are kept under that name). A SQLite
+database with tables of its own is someone else's: it is refused and left
+exactly as it is (nothing is created in it), as are a full disk and a
+read-only file or folder, each named as such; :class:`~jw_rag.embed.CachedEmbedder`
+then embeds without the cache.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import TypeVar
 import numpy as np
 
 from jw_rag import config
+from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag._wal import enable_wal
 from jw_rag.embed.protocol import Vectors
 from jw_rag.errors import ConfigError, EmbeddingError
@@ -95,6 +100,7 @@ class EmbeddingCache:
                     check_same_thread=False,
                 )
                 conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+                self._refuse_foreign_tables(conn)
                 enable_wal(conn, self.busy_timeout)
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute(_SCHEMA)
@@ -104,12 +110,39 @@ class EmbeddingCache:
                 if conn is not None:
                     conn.close()
                 if attempt == 2 or not _is_corrupt(exc):
-                    raise EmbeddingError(
-                        f"cannot open the embedding cache {self.path}: {exc}; "
-                        "delete the file or set JW_CACHE_DIR elsewhere"
-                    ) from exc
+                    raise self._failure(exc, "cannot open") from exc
                 self._move_aside(exc)
+            except BaseException:
+                if conn is not None:
+                    conn.close()
+                raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _refuse_foreign_tables(self, conn: sqlite3.Connection) -> None:
+        """A SQLite database with tables of its own is someone else's: refused."""
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        others = sorted(names - {"embeddings"})
+        if others:
+            raise EmbeddingError(
+                f"{self.path} is a database with other tables ({', '.join(others[:3])}), not an "
+                "embedding cache, so it is left as it is; set JW_CACHE_DIR to another directory"
+            )
+
+    def _failure(self, exc: sqlite3.Error, doing: str) -> EmbeddingError:
+        """A SQLite error of the cache as a one-line EmbeddingError naming its cause."""
+        cause = sqlite_cause(exc)
+        where = f"the embedding cache {self.path}"
+        if cause == "full":
+            return EmbeddingError(
+                f"the disk holding {where} is full ({exc}); free space or set JW_CACHE_DIR "
+                "to a disk with room"
+            )
+        if cause in ("readonly", "cantopen", "permission"):
+            return EmbeddingError(
+                f"{where} cannot be written ({exc}): its file or folder is read-only; make it "
+                "writable or set JW_CACHE_DIR to a writable directory"
+            )
+        return EmbeddingError(f"{doing} {where}: {exc}; set JW_CACHE_DIR elsewhere")
 
     def _move_aside(self, exc: BaseException) -> None:
         stamp = time.strftime("%Y%m%dT%H%M%S")
@@ -146,7 +179,7 @@ class EmbeddingCache:
                 return op(self._connection())
             except sqlite3.DatabaseError as exc:
                 if not _is_corrupt(exc):
-                    raise EmbeddingError(f"embedding cache {self.path} failed: {exc}") from exc
+                    raise self._failure(exc, "failed to use") from exc
                 self._drop_connection()
                 self._move_aside(exc)
                 return op(self._connection())

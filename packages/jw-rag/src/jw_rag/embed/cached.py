@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from jw_rag.embed._vectors import as_texts, empty, normalise_rows
 from jw_rag.embed.cache import EmbeddingCache
 from jw_rag.embed.protocol import Embedder, QueryEmbedder, Vectors
+from jw_rag.errors import EmbeddingError
 
 __all__ = ["CachedEmbedder"]
 
@@ -19,7 +21,10 @@ class CachedEmbedder:
     and sends only the texts it has never seen to ``inner``, each once per call.
 
     ``hits`` counts texts answered from the cache, ``misses`` distinct texts sent to
-    ``inner``; a text repeated within one call counts once.
+    ``inner``; a text repeated within one call counts once. A cache that cannot be
+    used (a full disk, a read-only file or folder, a file that is not a cache) is
+    left alone from then on, with one warning: searches and ingests go on, only
+    slower.
     """
 
     def __init__(self, inner: Embedder, cache: EmbeddingCache | None = None) -> None:
@@ -28,6 +33,7 @@ class CachedEmbedder:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
+        self._cache_off = False
 
     @property
     def model_id(self) -> str:
@@ -57,12 +63,12 @@ class CachedEmbedder:
         for i, text in enumerate(items):
             first.setdefault(text, i)
         unique = list(first)
-        cached = self.cache.get_many(key, unique)
+        cached = self._cached(key, unique)
         missing = [text for j, text in enumerate(unique) if j not in cached]
         by_text = {unique[j]: vec for j, vec in cached.items()}
         if missing:
             fresh = self._fresh(embed, missing)
-            self.cache.put_many(key, missing, fresh)
+            self._keep(key, missing, fresh)
             by_text.update(zip(missing, fresh, strict=True))
         with self._lock:
             self.hits += len(cached)
@@ -72,6 +78,32 @@ class CachedEmbedder:
             # the cache holds vectors of another size under this model id: trust the model
             by_text = dict(zip(unique, self._fresh(embed, unique), strict=True))
         return np.stack([by_text[text] for text in items]).astype(np.float32, copy=False)
+
+    def _cached(self, key: str, texts: list[str]) -> dict[int, Vectors]:
+        if self._cache_off:
+            return {}
+        try:
+            return self.cache.get_many(key, texts)
+        except EmbeddingError as exc:
+            self._turn_off(exc)
+            return {}
+
+    def _keep(self, key: str, texts: list[str], vectors: Vectors) -> None:
+        if self._cache_off:
+            return
+        try:
+            self.cache.put_many(key, texts, vectors)
+        except EmbeddingError as exc:
+            self._turn_off(exc)
+
+    def _turn_off(self, exc: EmbeddingError) -> None:
+        """A cache that cannot be used (full disk, read-only, not a cache) costs
+        embedding time, never the search or ingest: warn once, go on without it."""
+        with self._lock:
+            if self._cache_off:
+                return
+            self._cache_off = True
+        warnings.warn(f"{exc}; embedding without the cache for now", RuntimeWarning, stacklevel=5)
 
     def _fresh(self, embed: Callable[[Sequence[str]], Vectors], texts: list[str]) -> Vectors:
         return normalise_rows(embed(texts), len(texts), None, self.inner.model_id)
