@@ -6,9 +6,28 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "jwpub"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # hostile_files
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "postgres"))
 
 from pg_harness import pg_database  # noqa: E402, F401  (a fixture)
+
+GARDEN = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
+
+
+@pytest.fixture
+def garden_store(tmp_path: Path) -> Path:
+    """A SQLite store (fake 16-dimension embedder) holding one English source,
+    ``garden``: two paragraphs, one chunk."""
+    from jw_rag.embed import FakeEmbedder
+    from jw_rag.ingest import ingest_text
+    from jw_rag.store import SQLiteStore
+
+    (tmp_path / "garden.txt").write_text(GARDEN, "utf-8")
+    path = tmp_path / "store.sqlite"
+    with SQLiteStore(path, FakeEmbedder(dim=16)) as store:
+        ingest_text(store, tmp_path / "garden.txt", language="en")
+    return path

@@ -17,19 +17,11 @@ import pytest
 from jw_cli.app import main
 from jw_rag.embed import CachedEmbedder, EmbeddingCache, FakeEmbedder
 from jw_rag.embed.cache import CACHE_FILENAME
-from jw_rag.ingest import ingest_text
-from jw_rag.store import SQLiteStore
-
-TEXT = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Path:
-    (tmp_path / "garden.txt").write_text(TEXT, "utf-8")
-    path = tmp_path / "store.sqlite"
-    with SQLiteStore(path, FakeEmbedder(dim=16)) as s:
-        ingest_text(s, tmp_path / "garden.txt", language="en")
-    return path
+def store(garden_store: Path) -> Path:
+    return garden_store
 
 
 def _search(

@@ -16,20 +16,13 @@ from jw_cli.app import main
 from jw_rag.defaults import EXPANSIONS, SEARCH_MODES
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError
-from jw_rag.ingest import ingest_text
 from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore
 
-TEXT = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
-
 
 @pytest.fixture
-def store_path(tmp_path: Path) -> Path:
-    (tmp_path / "garden.txt").write_text(TEXT, "utf-8")
-    path = tmp_path / "store.sqlite"
-    with SQLiteStore(path, FakeEmbedder(dim=16)) as store:
-        ingest_text(store, tmp_path / "garden.txt", language="en")
-    return path
+def store_path(garden_store: Path) -> Path:
+    return garden_store
 
 
 @pytest.mark.parametrize("expand", EXPANSIONS)
