@@ -3,7 +3,9 @@
 Blocks are the leaf block elements (``p``, ``li``, ``pre``, ...) and runs of
 loose inline text between blocks; ``h1``-``h6`` become ``kind="heading"``
 paragraphs and set the heading path of what follows (a heading's own path
-includes itself). Footnote markers (``<sup>``, footnote links) and visible
+includes itself). A page is read whole or refused: text nodes of any size are
+kept (libxml2's "huge" mode), and a page nested deeper than :data:`MAX_DEPTH`
+is a one-line error, never silently cut. Footnote markers (``<sup>``, footnote links) and visible
 paragraph numbers (``span.parNum``) are dropped; whitespace is normalised.
 """
 
@@ -22,6 +24,7 @@ from jw_rag.model import Paragraph
 __all__ = [
     "BLOCK_TAGS",
     "HEADING_TAGS",
+    "MAX_DEPTH",
     "clean_text",
     "element_text",
     "extract_paragraphs",
@@ -72,11 +75,41 @@ def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
                 f"{declared.group(1).decode('ascii', 'replace')}; re-save it as UTF-8"
             ) from exc
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)  # lxml refuses str with an XML declaration
+    parser = lxml.html.HTMLParser(huge_tree=True)  # no cap on a text node's size
     try:
-        root = lxml.html.document_fromstring(text)
+        root = lxml.html.document_fromstring(text, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise IngestError(f"{name} is not parseable HTML ({exc}); check the file") from exc
+    _check_complete(parser, root, name)
     return root
+
+
+#: The deepest element nesting read: the walk recurses once per level, and
+#: real pages stay far below this.
+MAX_DEPTH = 512
+
+
+def _check_complete(parser: lxml.html.HTMLParser, root: lxml.etree._Element, name: str) -> None:
+    """Refuse a page the parser stopped reading (it hit one of libxml2's limits,
+    such as its nesting depth, and would drop the rest silently) or one nested
+    deeper than :data:`MAX_DEPTH`."""
+    stopped = next((e for e in parser.error_log if e.type_name == "ERR_RESOURCE_LIMIT"), None)
+    if stopped is not None or _deeper_than(root, MAX_DEPTH):
+        why = f"at line {stopped.line} ({stopped.message.strip()})" if stopped else ""
+        raise IngestError(
+            f"{name} nests its elements more than {MAX_DEPTH} deep{' ' + why if why else ''}, "
+            "past what this reader walks: its text would be cut there; flatten the page, or "
+            "save its text and ingest that"
+        )
+
+
+def _deeper_than(root: lxml.etree._Element, limit: int) -> bool:
+    depth = 0
+    for event, _ in lxml.etree.iterwalk(root, events=("start", "end")):
+        depth += 1 if event == "start" else -1
+        if depth > limit:
+            return True
+    return False
 
 
 def _tag(el: lxml.etree._Element) -> str:

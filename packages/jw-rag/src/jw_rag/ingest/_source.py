@@ -60,6 +60,7 @@ __all__ = [
     "MAX_REDIRECTS",
     "MAX_SOURCE_BYTES",
     "MAX_UNPACKED_BYTES",
+    "BINARY_CONTROL_SHARE",
     "Loaded",
     "check_archive",
     "clean_controls",
@@ -371,17 +372,22 @@ def read_source(source: str | Path) -> Loaded:
     return read_path(source)
 
 
+#: Control bytes (NUL included; not tab, line breaks or form feed) in more than
+#: this share of the first 4 KiB make a file binary data rather than text.
+BINARY_CONTROL_SHARE = 0.05
+
+
 def looks_binary(data: bytes) -> bool:
-    """True when the start of ``data`` holds NUL bytes or mostly control bytes."""
+    """True when more than :data:`BINARY_CONTROL_SHARE` of the first 4 KiB of
+    ``data`` are control bytes. A text with a few stray NULs is text (they are
+    removed when it is decoded, see :func:`clean_controls`)."""
     head = data[:4096]
     if not head:
         return False
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 text
         return False
-    if b"\x00" in head:
-        return True
     controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13))
-    return controls > len(head) * 0.05
+    return controls > len(head) * BINARY_CONTROL_SHARE
 
 
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
