@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pypdf
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.documents import Document as LcDocument
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -20,8 +22,10 @@ from llama_index.core import Document as LiDocument
 from llama_index.core import VectorStoreIndex
 from llama_index.core.embeddings import MockEmbedding
 
+from jw_rag.adapters._offsets import BlockOffsets
 from jw_rag.adapters.langchain import JwTextSplitter
 from jw_rag.adapters.llamaindex import JwNodeParser
+from jw_rag.model import split_blocks
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
 from conftest import write_pdf  # noqa: E402
@@ -125,3 +129,16 @@ def test_llamaindex_parsing_is_linear_in_document_size() -> None:
         times.append(best)
     # eight times the text: about eight times the time when linear, 64 when quadratic
     assert times[1] / times[0] < 24, times
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \t\r\n\u200b", max_size=80))
+def test_block_offsets_match_the_blocks_chunkers_read(text: str) -> None:
+    """For any text, each block :func:`split_blocks` gives lies at its offsets
+    in the text as written (line breaks read as chunkers read them)."""
+    blocks = split_blocks(text)
+    where = BlockOffsets(text)
+    assert len(where.starts) == len(blocks)
+    for i, block in enumerate(blocks):
+        start, end = where.offset(i, 0), where.offset(i, len(block))
+        assert text[start:end].replace("\r\n", "\n").replace("\r", "\n") == block

@@ -140,7 +140,7 @@ class ChunkCache:
         d = self.directory
         if not os.path.lexists(d) or self._has_marker():
             return
-        if d.is_symlink() or not d.is_dir():
+        if not d.is_dir():
             raise ConfigError(
                 f"chunk cache_dir {d} is not a directory: give a new or empty directory "
                 "for the LLM chunker's cache"

@@ -165,6 +165,11 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
                 f"the disk holding {store} is full ({reason}){nothing}; free space on it (or "
                 "move the store to a disk with room) and retry"
             )
+        if cause in _CANNOT_WRITE and not self.path.exists():
+            return StoreError(
+                f"{store} cannot be created ({reason}): check that you may write its folder, "
+                "or pick another path"
+            )
         if cause in _CANNOT_WRITE and (writing or self.read_only):
             why = self._why_read_only if self.read_only else f"read-only file or folder: {reason}"
             return StoreError(
