@@ -373,11 +373,13 @@ class StoreCore(ABC, Generic[ConnT]):
             model = self._meta(conn).get("model_id")
             stored = {w.source_id: self._stored_hash(conn, w.source_id) for w in writes}
         same_model = model is None or model == self.embedder.model_id
-        prepared: dict[str, tuple[list[ChunkRow], Vectors]] = {}
+        # Only the vectors are kept until the write (the rows are rebuilt there,
+        # cheaply): a batch holds one float32 vector per chunk beyond its chunks.
+        prepared: dict[str, Vectors] = {}
         for w in writes:
             unchanged = w.content_hash is not None and stored[w.source_id] == w.content_hash
             if not (unchanged and same_model):
-                prepared[w.source_id] = self._prepare_rows(w.chunks)
+                prepared[w.source_id] = self._prepare_rows(w.chunks)[1]
             if progress is not None:
                 progress(w.source_id)
         written: set[str] = set()
@@ -386,7 +388,7 @@ class StoreCore(ABC, Generic[ConnT]):
                 for w, meta_json in sorted(zip(writes, metas, strict=True), key=_by_source):
                     if w.source_id not in prepared:
                         continue
-                    rows, vectors = prepared[w.source_id]
+                    rows, vectors = encode_chunks(w.chunks), prepared[w.source_id]
                     now = self._claim_source(conn, w.source_id, rows)
                     if w.content_hash is not None and now == w.content_hash and same_model:
                         continue  # another process ingested it meanwhile
