@@ -142,3 +142,12 @@ def test_block_offsets_match_the_blocks_chunkers_read(text: str) -> None:
     for i, block in enumerate(blocks):
         start, end = where.offset(i, 0), where.offset(i, len(block))
         assert text[start:end].replace("\r\n", "\n").replace("\r", "\n") == block
+
+
+def test_any_metadata_gives_stable_ids() -> None:
+    meta = {1: "a", "b": {2: 3, "x": [1]}, "source": "s", "when": object}
+    doc = LcDocument(page_content="Gardens need water.", metadata=meta)
+    first = JwTextSplitter("paragraph").split_documents([doc])
+    again = JwTextSplitter("paragraph").split_documents([doc])
+    assert [d.metadata["chunk_id"] for d in first] == [d.metadata["chunk_id"] for d in again]
+    assert JwTextSplitter("paragraph").split_documents([LcDocument(page_content=" \n\n ")]) == []

@@ -44,7 +44,8 @@ def document_chunks(
     ``source="book.pdf"``) never share chunk ids, and the same document always
     gets the same ones."""
     chunks = chunker.chunk(text, source_id)
-    key = json.dumps([text, metadata], sort_keys=True, default=str, ensure_ascii=False)
+    entries = sorted(((str(k), v) for k, v in metadata.items()), key=lambda kv: kv[0])
+    key = json.dumps([text, entries], default=str, ensure_ascii=False)
     tag = "@" + hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     for c in chunks:
         c.id += tag
