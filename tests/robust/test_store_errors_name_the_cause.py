@@ -162,3 +162,20 @@ def test_mcp_write_after_reads_opens_the_store_for_writing(tmp_path: Path) -> No
             assert (await c.call("stats"))[1]["sources"] == 2
 
     anyio.run(scenario)
+
+
+def test_mcp_holder_opens_a_read_only_store_once_for_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jw_mcp.holder import StoreHolder
+
+    monkeypatch.setenv("JW_EMBEDDER", "fake:16")
+    store = _store(tmp_path / "lib")
+    holder = StoreHolder(lambda: str(store))
+    with read_only(store.parent):
+        reader = holder.get(existing=True, write=False)
+        writer = holder.get()
+        assert writer is not reader and holder.get() is writer and holder.opens == 2
+        assert getattr(writer, "read_only", False)  # the folder: writes cannot happen
+        assert holder.get(existing=True, write=False) is writer
+        holder.close()

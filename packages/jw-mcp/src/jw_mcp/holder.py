@@ -29,7 +29,9 @@ class StoreHolder:
         self._location = location
         self._lock = threading.Lock()
         self._store: Store | None = None
+        self._writable = False  # opened for writing (a read-only file stays read-only)
         self._retired: list[Store] = []
+        self._embedder: WatchedEmbedder | None = None
         self.opens = 0
 
     def get(self, *, existing: bool = False, write: bool = True) -> Store:
@@ -39,17 +41,18 @@ class StoreHolder:
         every later call shares that one."""
         with self._lock:
             held = self._store
-            if held is not None and not (write and getattr(held, "read_only", False)):
+            if held is not None and (self._writable or not write):
                 return held
             location = self._location()
             if existing or not write:
                 existing_store(location)
-            store = open_store(
-                location, embedder=WatchedEmbedder(get_embedder()), read_only=not write
-            )
+            if self._embedder is None:  # one model for both stores
+                self._embedder = WatchedEmbedder(get_embedder())
+            store = open_store(location, embedder=self._embedder, read_only=not write)
             if held is not None:
                 self._retired.append(held)  # reads may still use it; closed with the holder
             self._store = store
+            self._writable = write
             self.opens += 1
             return store
 
@@ -59,3 +62,4 @@ class StoreHolder:
                 store.close()
             self._retired.clear()
             self._store = None
+            self._writable = False
