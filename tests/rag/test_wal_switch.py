@@ -18,13 +18,21 @@ from jw_rag.embed import EmbeddingCache, FakeEmbedder
 
 
 @contextmanager
-def _held_write_lock(path: Path, seconds: float) -> Iterator[None]:
-    """Another connection holds a write lock on ``path`` (rollback journal)
-    and releases it after ``seconds``."""
+def _held_write_lock(
+    path: Path,
+    seconds: float,
+    table: tuple[str, str] = (
+        "CREATE TABLE IF NOT EXISTS other (x)",
+        "INSERT INTO other VALUES (1)",
+    ),
+) -> Iterator[None]:
+    """Another connection holds a write lock on ``path`` (rollback journal),
+    writing into ``table`` (its creation and an insert), and releases it after
+    ``seconds``."""
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    holder.execute("CREATE TABLE IF NOT EXISTS other (x)")
+    holder.execute(table[0])
     holder.execute("BEGIN IMMEDIATE")
-    holder.execute("INSERT INTO other VALUES (1)")
+    holder.execute(table[1])
     timer = threading.Timer(seconds, lambda: holder.execute("COMMIT"))
     timer.start()
     try:
@@ -64,10 +72,15 @@ def test_enable_wal_gives_up_after_its_timeout(tmp_path: Path) -> None:
 def test_embedding_cache_opens_while_another_process_writes(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     fake = FakeEmbedder(dim=8)
-    with _held_write_lock(path, 0.3):
+    other_cache = (  # another process writing the cache's own table
+        "CREATE TABLE IF NOT EXISTS embeddings (model_id TEXT NOT NULL, text_sha256 BLOB NOT "
+        "NULL, dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model_id, text_sha256)) "
+        "WITHOUT ROWID",
+        "INSERT INTO embeddings VALUES ('other-model', x'00', 1, x'0000803f')",
+    )
+    with _held_write_lock(path, 0.3, other_cache):
         cache = EmbeddingCache(path)
         cache.put_many(fake.model_id, ["a", "b"], fake.embed(["a", "b"]))
     got = cache.get_many(fake.model_id, ["a", "b"])
     assert set(got) == {0, 1}
     np.testing.assert_allclose(got[0], fake.embed(["a"])[0])
-
