@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from jw_mcp.command import parser
+from jw_mcp.roots import allowed_roots
 from jw_rag.chunkers.path_options import path_options
+from jw_rag.errors import ConfigError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
 from mcp_client import REPO, connect  # noqa: E402
@@ -119,6 +122,8 @@ def test_without_a_root_no_file_is_read_wherever_the_server_starts(tmp_path: Pat
 
     anyio.run(scenario, tmp_path)
     anyio.run(scenario, Path("/"))  # a desktop client's usual start directory
+    with pytest.raises(ConfigError, match="--root '' names no directory"):
+        allowed_roots([""])  # an empty --root is not the start directory either
     usage = " ".join(parser().format_help().split())
     assert "without either the server reads no files, only URLs" in usage
     readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())

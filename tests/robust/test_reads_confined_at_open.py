@@ -7,6 +7,9 @@ check is refused instead of followed."""
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -194,3 +197,57 @@ def test_urls_and_odd_paths_are_one_line_errors_never_relative_paths(
     os.mkfifo(tmp_path / "pipe.txt")  # opened without waiting for a writer, then refused
     with pytest.raises(IngestError, match="is not a regular file"):
         parse_text(tmp_path / "pipe.txt")
+
+
+def test_readers_racing_a_folder_that_flips_to_a_link_never_read_outside(tmp_path: Path) -> None:
+    """Four threads read ``root/d/f.txt`` while another keeps renaming the real
+    folder ``d`` away and a link to the outside folder in, and back: every read
+    gives the inside words or a one-line refusal, never the outside words."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    _write(root / "d" / "f.txt", "text", "Inside words")
+    _write(outside / "f.txt", "text", SECRET)
+    allowed, stop = root.resolve(), threading.Event()
+
+    def check(shown: str, resolved: Path) -> None:
+        if not resolved.is_relative_to(allowed):
+            raise ConfigError(f"{shown} is outside the allowed roots ({allowed})")
+
+    def flip() -> None:
+        while not stop.is_set():
+            (root / "d").rename(root / "d.real")
+            (root / "d.link").symlink_to(outside, target_is_directory=True)
+            (root / "d.link").rename(root / "d")
+            time.sleep(0.0005)
+            (root / "d").rename(root / "d.link")
+            (root / "d.link").unlink()
+            (root / "d.real").rename(root / "d")
+            time.sleep(0.0005)
+
+    seen: Counter[str] = Counter()
+    failures: list[BaseException] = []
+
+    def read() -> None:
+        with checking_paths(check):
+            for _ in range(1500):
+                try:
+                    text = parse_text(root / "d" / "f.txt").paragraphs[0].text
+                    seen["outside words" if SECRET in text else "inside words"] += 1
+                except JwRagError as exc:
+                    assert "\n" not in str(exc) and SECRET not in str(exc)
+                    seen["refused or missing"] += 1
+                except BaseException as exc:  # noqa: BLE001 - any other error is the failure
+                    failures.append(exc)
+                    return
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    readers = [threading.Thread(target=read) for _ in range(4)]
+    for thread in readers:
+        thread.start()
+    for thread in readers:
+        thread.join()
+    stop.set()
+    flipper.join()
+    print(dict(seen))
+    assert not failures, failures[:1]
+    assert seen["outside words"] == 0 and seen["inside words"] > 0

@@ -53,8 +53,9 @@ _MANY = {
 }
 _INGEST_DOC = (
     " Re-ingesting a source replaces its chunks (unchanged content is skipped);"
-    " files must be under the server's allowed roots (and the client's roots, if it offers"
-    " any). Sends progress while it reads and embeds when the call carries a progress token."
+    " files must be under the server's allowed roots (none unless it was started with --root)"
+    " and the client's roots, if it offers any. Sends progress while it reads and embeds when"
+    " the call carries a progress token."
 )
 
 

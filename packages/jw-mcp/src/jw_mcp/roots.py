@@ -46,8 +46,10 @@ NO_ROOTS = (
 def allowed_roots(given: Sequence[str] = ()) -> tuple[Path, ...]:
     """The resolved roots (none when neither ``given`` nor ``$JW_MCP_ROOTS`` names
     any); a root that is not an existing directory is an error."""
+    if any(not p.strip() for p in given):
+        raise ConfigError("--root '' names no directory: give an existing directory")
     env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p.strip()]
-    raw = [p for p in given if p.strip()] or env
+    raw = list(given) or env
     roots = tuple(Path(p).expanduser().resolve() for p in raw)
     for root in roots:
         if not root.is_dir():

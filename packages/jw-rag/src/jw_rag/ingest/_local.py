@@ -68,7 +68,13 @@ def _is_url(name: str) -> bool:
 
 def _resolved(name: str, path: Path) -> Path:
     """``path`` resolved and passed through the block's check."""
-    real = Path(os.path.realpath(path))
+    try:
+        real = Path(os.path.realpath(path))
+    except OSError as exc:  # a link on the way was replaced while it was being read
+        raise IngestError(
+            f"{name} changed while it was being resolved ({exc.strerror or exc}); try again "
+            "once it is settled"
+        ) from None
     check = _PATH_CHECK.get()
     if check is not None:
         check(name, real)

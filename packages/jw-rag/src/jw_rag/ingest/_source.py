@@ -257,7 +257,7 @@ def fetch_url(url: str) -> Loaded:
     except DeadlinePassed as exc:
         raise _past_deadline(url, seconds) from exc
     except (OSError, http.client.HTTPException) as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
+        reason = _reason(exc)
         raise IngestError(
             f"{url}: cannot be fetched ({reason}); check the address and your network "
             "connection, or download the page and pass the file path"
@@ -288,6 +288,15 @@ def _redirect(url: str, current: str, hop: Hop) -> str | None:
     return following
 
 
+def _reason(exc: BaseException) -> str:
+    """What went wrong in a hop, in a few words on one line."""
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the connection closed before the page ended"
+    if isinstance(exc, http.client.BadStatusLine):
+        return "the server's answer is not HTTP"
+    return " ".join(clean_controls(str(exc)).split()) or type(exc).__name__
+
+
 def _check_url(url: str, target: str) -> None:
     """Refuse a ``target`` (``url`` or a redirect of it) that does not parse as a URL."""
     try:
@@ -306,6 +315,11 @@ def _past_deadline(url: str, seconds: float) -> IngestError:
 
 
 def _check_status(url: str, hop: Hop) -> None:
+    if 300 <= hop.status < 400 and hop.status != 304:
+        raise IngestError(
+            f"{url}: the server answered HTTP {hop.status} {hop.reason} without an address "
+            "to follow; check the address"
+        )
     if hop.status >= 400:
         raise IngestError(
             f"{url}: the server answered HTTP {hop.status} {hop.reason}; check the address"
