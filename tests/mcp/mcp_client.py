@@ -49,10 +49,12 @@ async def connect(
     *args: str,
     prelude: str = "",
     roots: ListRootsFnT | None = None,
+    cwd: Path = REPO,
     **env: str,
 ) -> AsyncIterator[Client]:
     """A session with ``jw-mcp args...``; ``prelude`` is Python run in the server first;
-    ``roots`` answers the server's ``roots/list`` (the client then offers roots)."""
+    ``roots`` answers the server's ``roots/list`` (the client then offers roots); the
+    server starts in ``cwd``."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-c", f"{prelude}\nfrom jw_mcp.server import main; main({list(args)!r})"],
@@ -62,7 +64,7 @@ async def connect(
             "JW_HOME": str(tmp_path / "home"),
             **env,
         },  # fmt: skip
-        cwd=str(REPO),
+        cwd=str(cwd),
     )
     async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):  # noqa: SIM115
         async with ClientSession(read, write, list_roots_callback=roots) as session:

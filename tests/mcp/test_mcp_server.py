@@ -24,7 +24,7 @@ TRANSCRIPT = os.environ.get("JW_MCP_TRANSCRIPT")  # set to a path to save one se
 
 def test_tools_ingest_search_stats(tmp_path: Path) -> None:
     async def scenario() -> Client:
-        async with connect(tmp_path) as c:
+        async with connect(tmp_path, "--root", str(REPO)) as c:
             tools = await c.session.list_tools()
             c.log.append(
                 {
@@ -97,8 +97,8 @@ def test_tools_ingest_search_stats(tmp_path: Path) -> None:
 def test_two_clients_keep_separate_chunker_choices(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with (
-            connect(tmp_path / "a") as a,
-            connect(tmp_path / "b", JW_CHUNKER="structure") as b,
+            connect(tmp_path / "a", "--root", str(REPO)) as a,
+            connect(tmp_path / "b", "--root", str(REPO), JW_CHUNKER="structure") as b,
         ):
             assert (await b.call("get_chunker"))[1]["source"] == "JW_CHUNKER"
             await a.call("set_chunker", name="semantic")

@@ -3,6 +3,7 @@ can follow, source browsing, and file access confined to the allowed roots."""
 
 from __future__ import annotations
 
+import ipaddress
 import shutil
 import sys
 import threading
@@ -13,7 +14,7 @@ import anyio
 import pytest
 
 from jw_core import SUPPORTED_LANGUAGES
-from jw_mcp.addresses import refuse_private_host
+from jw_mcp.addresses import refuse_private_address
 from jw_mcp.holder import StoreHolder
 from jw_mcp.roots import allowed_roots, confined_path, confined_source
 from jw_mcp.server import build_server
@@ -64,8 +65,9 @@ def test_every_tool_describes_its_parameters_and_carries_annotations() -> None:
     assert (k["minimum"], k["maximum"]) == (1, 100)
     assert by_name["search"].annotations.read_only_hint is True
     assert by_name["delete_source"].annotations.destructive_hint is True
-    assert by_name["ingest_article"].annotations.open_world_hint is True
-    assert by_name["ingest_pdf"].annotations.open_world_hint is False
+    for name in ("ingest_article", "ingest_pdf", "ingest_markdown", "ingest_text"):
+        assert by_name[name].annotations.open_world_hint is True  # each also fetches URLs
+    assert by_name["ingest_epub"].annotations.open_world_hint is False
 
 
 def test_fifty_searches_open_the_store_and_embedder_once(tmp_path: Path) -> None:
@@ -82,7 +84,7 @@ def test_fifty_searches_open_the_store_and_embedder_once(tmp_path: Path) -> None
     )
 
     async def scenario() -> None:
-        async with connect(tmp_path, prelude=prelude) as c:
+        async with connect(tmp_path, "--root", str(REPO), prelude=prelude) as c:
             assert not (await c.call("ingest_article", url_or_path=str(ARTICLE)))[0]
             for i in range(50):
                 error, hits = await c.call("search", query=f"el alma {i}", k=2, mode="dense")
@@ -126,7 +128,7 @@ def test_concurrent_calls_share_one_store(tmp_path: Path, monkeypatch: Any) -> N
 
 def test_strict_types_and_bounds_are_one_line_errors(tmp_path: Path) -> None:
     async def scenario() -> None:
-        async with connect(tmp_path) as c:
+        async with connect(tmp_path, "--root", str(REPO)) as c:
             await c.call("ingest_article", url_or_path=str(ARTICLE))
             for bad in ({"k": "3"}, {"k": 0}, {"k": 101}, {"mode": "fuzzy"}, {"language": "xx"}):
                 error, message = await c.call("search", query="alma", **bad)
@@ -224,7 +226,7 @@ def test_paths_outside_the_roots_are_refused(tmp_path: Path) -> None:
     anyio.run(scenario)
 
 
-def test_roots_come_from_arguments_then_environment_then_cwd(
+def test_roots_come_from_arguments_then_environment_never_the_cwd(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
@@ -232,7 +234,7 @@ def test_roots_come_from_arguments_then_environment_then_cwd(
     b.mkdir()
     monkeypatch.chdir(b)
     monkeypatch.delenv("JW_MCP_ROOTS", raising=False)
-    assert allowed_roots() == (b.resolve(),)
+    assert allowed_roots() == ()  # no root given: no file is read, the start directory is not one
     monkeypatch.setenv("JW_MCP_ROOTS", f"{a}:{b}")
     assert allowed_roots() == (a.resolve(), b.resolve())
     assert allowed_roots([str(b)]) == (b.resolve(),)
@@ -247,20 +249,17 @@ def test_roots_come_from_arguments_then_environment_then_cwd(
 
 
 def test_urls_on_private_addresses_are_refused_unless_allowed() -> None:
-    for url in ("http://127.0.0.1:8000/a", "http://localhost/a", "http://[::1]/a",
-                "https://10.1.2.3/a", "http://169.254.169.254/latest"):  # fmt: skip
-        with pytest.raises(ConfigError, match="private or loopback address"):
-            refuse_private_host(url)
-    refuse_private_host("https://8.8.8.8/a")  # a public address passes
-    with pytest.raises(ConfigError, match="has no host"):
-        refuse_private_host("http:///a")
+    for address in ("127.0.0.1", "::1", "10.1.2.3", "169.254.169.254"):
+        with pytest.raises(ConfigError, match="private, loopback or otherwise non-public"):
+            refuse_private_address("http://h/a", "h", ipaddress.ip_address(address))
+    refuse_private_address("https://h/a", "h", ipaddress.ip_address("8.8.8.8"))  # public
 
 
 def test_mcp_refuses_a_loopback_url_by_default(tmp_path: Path) -> None:
     url = "http://127.0.0.1:9/article.html"
 
     async def scenario(*args: str) -> str:
-        async with connect(tmp_path, *args) as c:
+        async with connect(tmp_path, "--root", str(REPO), *args) as c:
             error, message = await c.call("ingest_article", url_or_path=url)
             assert error and "\n" not in message
             assert not (await c.call("ingest_article", url_or_path=str(ARTICLE)))[0]
@@ -268,9 +267,9 @@ def test_mcp_refuses_a_loopback_url_by_default(tmp_path: Path) -> None:
 
     refused = anyio.run(scenario)
     assert refused == (
-        f"Error executing tool ingest_article: {url}: host 127.0.0.1 is the private or "
-        "loopback address 127.0.0.1; only public addresses are fetched (start jw-mcp with "
-        "--allow-private-urls to allow it)"
+        f"Error executing tool ingest_article: {url}: host 127.0.0.1 is 127.0.0.1, a private, "
+        "loopback or otherwise non-public address; only public addresses are fetched (start "
+        "jw-mcp with --allow-private-urls to allow it)"
     )
     fetched = anyio.run(scenario, "--allow-private-urls")
     assert "cannot be fetched" in fetched and "private" not in fetched

@@ -1,13 +1,16 @@
 """A local HTTP server for fetch tests: redirects, pages sent with a content
 encoding (:data:`ENCODED`, which a test may add to), ``/stall`` (an answer
-only after 5 s, a redirect to itself), and at any other path a page that never
-ends (a paragraph every 0.1 s for a minute). Tests serve it with the
-``http_pages`` fixture."""
+only after 5 s, a redirect to itself), ``/trickle-headers...`` (a status line,
+then one header byte a second for ten minutes: headers that never end), and at
+any other path a page that never ends (a paragraph every 0.1 s for a minute).
+:data:`ARRIVED` lists the path of every request as it arrives. Tests serve it
+with the ``http_pages`` fixture."""
 
 from __future__ import annotations
 
 import gzip
 import http.server
+import threading
 import time
 import zlib
 
@@ -22,8 +25,29 @@ ENCODED: dict[str, tuple[str, bytes]] = {
 }
 
 
+#: The path of every request, in the order they arrived.
+ARRIVED: list[str] = []
+_ARRIVED_LOCK = threading.Lock()
+
+
+def _trickle_headers(wfile: object) -> None:
+    try:
+        wfile.write(b"HTTP/1.1 200 OK\r\n")  # type: ignore[attr-defined]
+        for _ in range(600):
+            wfile.write(b"X")  # type: ignore[attr-defined]
+            wfile.flush()  # type: ignore[attr-defined]
+            time.sleep(1)
+    except OSError:
+        pass  # the fetch gave up and closed the connection
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        with _ARRIVED_LOCK:
+            ARRIVED.append(self.path)
+        if self.path.startswith("/trickle-headers"):
+            _trickle_headers(self.wfile)
+            return
         if self.path.startswith("/stall"):  # headers only after 5 s, then a redirect
             time.sleep(5)
             self.send_response(302)
@@ -59,4 +83,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-__all__ = ["ENCODED", "PAGE", "REDIRECTS", "Handler"]
+__all__ = ["ARRIVED", "ENCODED", "PAGE", "REDIRECTS", "Handler"]

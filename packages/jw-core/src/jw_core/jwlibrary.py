@@ -25,7 +25,7 @@ import sqlite3
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from jw_core.jwpub import (
     JwFormatError,
@@ -306,11 +306,13 @@ def _schema_version(manifest: dict[str, Any], conn: sqlite3.Connection) -> int |
 _OPTIONAL_TABLES = ("Location", "Tag", "TagMap", "UserMark", "BlockRange")
 
 
-def read_jw_library_backup(path: str | Path) -> JwLibraryBackup:
-    """Notes (with tags and locations), highlights and tag names of a ``.jwlibrary`` backup."""
+def read_jw_library_backup(path: str | Path, *, file: IO[bytes] | None = None) -> JwLibraryBackup:
+    """Notes (with tags and locations), highlights and tag names of a ``.jwlibrary``
+    backup; read from ``file`` (a seekable binary file already opened) when given,
+    ``path`` then only naming it."""
     p = Path(path).expanduser()
     name = str(p)
-    archive = open_archive(p, name)
+    archive = open_archive(p if file is None else file, name)
     with archive:
         manifest = _manifest(archive, name)
         member = _database_member(archive, manifest, name)

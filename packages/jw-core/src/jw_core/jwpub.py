@@ -387,11 +387,13 @@ def _documents(
     return tuple(out)
 
 
-def read_jwpub(path: str | Path) -> JwPublication:
-    """Metadata and decrypted documents of the ``.jwpub`` file at ``path``."""
+def read_jwpub(path: str | Path, *, file: IO[bytes] | None = None) -> JwPublication:
+    """Metadata and decrypted documents of the ``.jwpub`` file at ``path``; read from
+    ``file`` (a seekable binary file already opened) when given, ``path`` then only
+    naming it."""
     p = Path(path).expanduser()
     name = str(p)
-    archive = open_archive(p, name)
+    archive = open_archive(p if file is None else file, name)
     with archive:
         manifest = read_manifest(archive, name) or {}
         db = _inner_database(archive, name)

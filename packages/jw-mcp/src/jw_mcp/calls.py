@@ -19,20 +19,23 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from jw_mcp.addresses import refuse_private_host
+from jw_mcp.addresses import refuse_private_address
 from jw_mcp.holder import StoreHolder
 from jw_mcp.options import ServerOptions
+from jw_mcp.roots import check_under_roots
 from jw_mcp.workers import Call, Pool, Progress
 from jw_rag.errors import error_line
-from jw_rag.ingest import checking_urls, fetch_limits
+from jw_rag.ingest import checking_addresses, checking_paths, fetch_limits
 
-__all__ = ["SEND_TIMEOUT", "Setup", "progress_sender", "run_call", "tool_errors"]
+__all__ = ["CLOSE_GRACE", "SEND_TIMEOUT", "Setup", "progress_sender", "run_call", "tool_errors"]
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
 #: Seconds a worker waits for one progress notification to be sent.
 SEND_TIMEOUT = 5.0
+#: Seconds the server, once its client has gone, gives the calls it gave up to stop.
+CLOSE_GRACE = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,28 +57,37 @@ class Setup:
             Pool("reads", o.workers, o.read_timeout, "--read-timeout"),
         )
 
-    def close(self) -> None:
-        """Drop the calls waiting for a worker, wait for the running ones, close the store."""
-        for pool in (self.writes, self.reads):
-            pool.shutdown()
-        for pool in (self.writes, self.reads):
-            pool.join()
-        self.holder.close()
+    def close(self, grace: float = CLOSE_GRACE) -> bool:
+        """Drop the calls waiting for a worker and give up the running ones
+        (:meth:`~jw_mcp.workers.Pool.stop`); close the store when every call has
+        ended. False when some call still runs after ``grace`` seconds (its thread
+        ends at its own deadline; it writes nothing)."""
+        ended = [pool.stop(grace) for pool in (self.writes, self.reads)]
+        if all(ended):
+            self.holder.close()
+        return all(ended)
 
     @property
     def roots(self) -> tuple[Path, ...]:
         return self.options.roots
 
     @contextlib.contextmanager
-    def fetching(self) -> Iterator[None]:
-        """The server's fetch limits and, unless allowed, the private-address check on
-        every hop of a fetch (redirects included)."""
+    def reading(self, client_roots: tuple[Path, ...] | None) -> Iterator[None]:
+        """What every read of an ingest call runs under: the server's fetch limits;
+        unless allowed, the check of every address each hop of a fetch connects
+        to; and the roots check of every file at the moment it is opened (under
+        the server's roots and, unless None, the client's)."""
+
+        def check_path(shown: str, resolved: Path) -> None:
+            check_under_roots(shown, resolved, self.roots, client_roots)
+
         with contextlib.ExitStack() as stack:
             stack.enter_context(
                 fetch_limits(self.options.fetch_max_bytes, self.options.fetch_timeout)
             )
+            stack.enter_context(checking_paths(check_path))
             if not self.options.allow_private_urls:
-                stack.enter_context(checking_urls(refuse_private_host))
+                stack.enter_context(checking_addresses(refuse_private_address))
             yield
 
 

@@ -19,8 +19,9 @@ __all__ = ["parse_args"]
 _VALUED = (
     ("--fetch-max-bytes", "N", "the largest page an ingest tool downloads (bytes, or with K, M "
      f"or G: 64K, 10M); default $JW_MCP_FETCH_MAX_BYTES, else {MAX_SOURCE_BYTES // 2**20}M"),
-    ("--fetch-timeout", "SECONDS", "how long one download may take in all, redirects "
-     f"included; default $JW_MCP_FETCH_TIMEOUT, else {options.FETCH_TIMEOUT:g} or the call "
+    ("--fetch-timeout", "SECONDS", "how long one download may take in all (resolving, "
+     "connecting, redirects, headers and body; nothing retried past it); default "
+     f"$JW_MCP_FETCH_TIMEOUT, else {options.FETCH_TIMEOUT:g} or the call "
      "timeout if shorter"),
     ("--call-timeout", "SECONDS", "how long an ingest or delete call may take before the agent "
      f"gets an error (nothing stored); default $JW_MCP_CALL_TIMEOUT, else {options.CALL_TIMEOUT:g}"),
@@ -45,13 +46,15 @@ def parser() -> argparse.ArgumentParser:
         default=[],
         metavar="DIR",
         help=f"a directory the ingest tools may read files under (repeatable); default: "
-        f"${ENV_VAR} (separated by the OS path separator), else the current directory",
+        f"${ENV_VAR} (separated by the OS path separator); without either the server reads "
+        "no files, only URLs (the directory it starts in, often / or your home for a desktop "
+        "client, is never a root by itself)",
     )
     p.add_argument(
         "--allow-private-urls",
         action="store_true",
-        help="let the ingest tools fetch URLs on private, loopback or link-local addresses "
-        "(refused by default)",
+        help="let the ingest tools fetch URLs on private, loopback, link-local or other "
+        "non-public addresses (refused by default, IPv6 forms that carry one included)",
     )
     for flag, metavar, text in _VALUED:
         p.add_argument(flag, metavar=metavar, help=text)

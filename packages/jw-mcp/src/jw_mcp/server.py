@@ -7,10 +7,14 @@ replaces one stored from another file or URL, except for JWPUB and backups,
 whose ids come from their content), ``search`` (filtered by language or
 source), ``list_sources``, ``get_chunk`` (a hit's id with its neighbours),
 ``delete_source`` and ``stats``; the read-only tools refuse a store that does
-not exist. Files are read only under the allowed roots (see
-:mod:`jw_mcp.roots`) and, when the client offers roots, under one of those; URLs must be http(s) and, unless the server was started
-with ``--allow-private-urls``, on a public address, and fetched under a size
-cap and a deadline (``--fetch-max-bytes``, ``--fetch-timeout``). Each call runs
+not exist. Files are read only under the roots the server was started with
+(``--root``; without one, no file is read: see :mod:`jw_mcp.roots`) and, when
+the client offers roots, under one of those. URLs must be http(s) and, unless
+the server was started with ``--allow-private-urls``, on a public address,
+and are fetched under a size cap and one deadline (``--fetch-max-bytes``,
+``--fetch-timeout``). Chunker options that name a file, a folder or a model
+(``markers_path``, ``cache_dir``, ``embedder``) are server settings, refused
+from agents. Each call runs
 its blocking work on a bounded pool under a deadline (``--call-timeout`` for
 ingests and deletes, ``--read-timeout`` for the rest; see
 :mod:`jw_mcp.workers`): a call past it is a tool error and leaves the store
@@ -22,6 +26,8 @@ errors come back as tool errors carrying their one-line message.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -217,8 +223,8 @@ def build_server(
     options: ServerOptions | None = None,
 ) -> MCPServer:
     """The server with every tool registered, started with ``options`` (else the
-    defaults, files read only under ``roots`` -- see :func:`jw_mcp.roots.allowed_roots`
-    -- and URLs on private or loopback addresses refused unless
+    defaults, files read only under ``roots`` -- see :func:`jw_mcp.roots.allowed_roots`;
+    none without them -- and URLs on non-public addresses refused unless
     ``allow_private_urls``); no store is opened until a tool runs."""
     if options is None:
         options = ServerOptions(allowed_roots(roots), allow_private_urls=allow_private_urls)
@@ -226,12 +232,19 @@ def build_server(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Serve over stdio (see ``jw-mcp --help``); when the client goes, calls still
-    waiting for a worker are dropped, and the store is closed once the running ones end."""
+    """Serve over stdio (see ``jw-mcp --help``) until the client goes (its end of
+    stdin closes). Then calls still waiting for a worker are dropped, the running
+    ones are given up (:meth:`Setup.close`: a write under way is finished), and the
+    process exits within :data:`~jw_mcp.calls.CLOSE_GRACE` seconds, even when a
+    given-up call is still blocked (it has written nothing)."""
     from jw_mcp.command import parse_args
 
     setup = Setup.start(parse_args(argv))
     try:
         _server(setup).run()
     finally:
-        setup.close()
+        if not setup.close():
+            failed = sys.exc_info()[0] is not None
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(1 if failed else 0)  # blocked threads would keep the interpreter alive

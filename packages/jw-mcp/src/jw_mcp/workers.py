@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -143,10 +143,19 @@ class Pool:
         self._workers = workers
         self._option = option
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix=f"jw-mcp-{name}")
+        self._lock = threading.Lock()
+        self._calls: dict[Future[Any], Call] = {}  # submitted and not ended
+
+    def _ended(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._calls.pop(future, None)
 
     async def run(self, what: str, work: Callable[[], T], call: Call) -> T:
         """``work()`` on a pool thread, within the deadline; ``what`` names it in errors."""
         future = self._executor.submit(_in_call, call, work)
+        with self._lock:
+            self._calls[future] = call
+        future.add_done_callback(self._ended)
         waiter = asyncio.wrap_future(future)
         waiter.add_done_callback(_forget)
         try:
@@ -176,9 +185,18 @@ class Pool:
         )
 
     def shutdown(self) -> None:
-        """Drop the calls still waiting; the running ones end at their own deadlines."""
+        """Take no more calls and drop those still waiting; the running ones go on."""
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    def join(self) -> None:
-        """Wait for the running calls to end (after :meth:`shutdown`)."""
-        self._executor.shutdown(wait=True)
+    def stop(self, grace: float) -> bool:
+        """Take no more calls, drop those still waiting for a thread and give up the
+        running ones (each stops at its next check, and none begins to write);
+        wait for a call whose write has begun (up to the pool's timeout), and up
+        to ``grace`` seconds for the others. True when every call has ended."""
+        self.shutdown()
+        with self._lock:
+            calls = dict(self._calls)
+        writing = [future for future, call in calls.items() if not call.abandon()]
+        wait(writing, timeout=self.timeout)
+        wait(calls, timeout=grace)
+        return all(future.done() for future in calls)

@@ -11,7 +11,13 @@ store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
 lists the bad ones with their reasons instead of failing on the first.
 """
 
-from jw_rag.ingest._source import MAX_SOURCE_BYTES, checking_urls, fetch_limits
+from jw_rag.ingest._local import checking_paths
+from jw_rag.ingest._source import (
+    MAX_SOURCE_BYTES,
+    checking_addresses,
+    checking_urls,
+    fetch_limits,
+)
 from jw_rag.ingest.article import ingest_article, parse_article
 from jw_rag.ingest.bible import BOOKS, book_slug, ingest_bible_chapter, parse_bible_chapter
 from jw_rag.ingest.epub import ingest_epub, parse_epub
@@ -37,6 +43,8 @@ __all__ = [
     "IngestResult",
     "SkippedFile",
     "book_slug",
+    "checking_addresses",
+    "checking_paths",
     "checking_urls",
     "chunk_document",
     "chunk_document_with_parents",

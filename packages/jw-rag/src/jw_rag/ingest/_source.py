@@ -30,32 +30,32 @@ can carry and no UTF-8 store can hold) becomes U+FFFD.
 
 from __future__ import annotations
 
+import http.client
 import io
+import math
 import re
-import time
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
-
-import httpx
+from urllib.parse import urljoin, urlsplit
 
 from jw_rag.errors import ConfigError, IngestError
+from jw_rag.ingest._http import AddressCheck, Deadline, DeadlinePassed, Hop, open_hop
+from jw_rag.ingest._local import open_local
 
 __all__ = [
     "ACCEPT_ENCODING",
     "FETCH_DEADLINE",
+    "AddressCheck",
     "UrlCheck",
+    "checking_addresses",
     "checking_urls",
     "fetch_limits",
-    "FETCH_RETRIES",
-    "FETCH_TIMEOUT",
     "MAX_RATIO",
     "MAX_REDIRECTS",
     "MAX_SOURCE_BYTES",
@@ -75,9 +75,7 @@ __all__ = [
     "url_source_id",
 ]
 
-FETCH_TIMEOUT = 20.0
-FETCH_RETRIES = 2
-#: Seconds a whole fetch may take (connection, redirects and body).
+#: Seconds a whole fetch may take (resolving, connecting, redirects, headers and body).
 FETCH_DEADLINE = 60.0
 #: Redirects one fetch follows (http and https only) before it gives up.
 MAX_REDIRECTS = 10
@@ -98,12 +96,29 @@ _URL_CHECK: ContextVar[UrlCheck | None] = ContextVar("jw_rag_url_check", default
 def checking_urls(check: UrlCheck) -> Iterator[None]:
     """Within the block, every request a fetch makes (the URL given and each
     redirect it follows) goes through ``check`` first; a server that answers
-    with a redirect to a refused address is refused at that hop."""
+    with a redirect to a refused URL is refused at that hop."""
     token = _URL_CHECK.set(check)
     try:
         yield
     finally:
         _URL_CHECK.reset(token)
+
+
+_ADDRESS_CHECK: ContextVar[AddressCheck | None] = ContextVar("jw_rag_address_check", default=None)
+
+
+@contextmanager
+def checking_addresses(check: AddressCheck) -> Iterator[None]:
+    """Within the block, every address the host of each hop of a fetch resolves
+    to goes through ``check(url, host, address)`` before anything connects, and
+    the connection is made to those checked addresses only (the host is not
+    resolved again), so a name that resolves differently the second time
+    cannot reach a refused address."""
+    token = _ADDRESS_CHECK.set(check)
+    try:
+        yield
+    finally:
+        _ADDRESS_CHECK.reset(token)
 
 
 #: ``(max_bytes, deadline)`` set by :func:`fetch_limits`; None: the module's defaults.
@@ -115,11 +130,11 @@ _FETCH_LIMITS: ContextVar[tuple[int | None, float | None]] = ContextVar(
 @contextmanager
 def fetch_limits(max_bytes: int | None = None, deadline: float | None = None) -> Iterator[None]:
     """Within the block, a fetch stops at ``max_bytes`` of body and after
-    ``deadline`` seconds in all (each step's timeout is at most the deadline);
-    ``None`` keeps :data:`MAX_SOURCE_BYTES` or :data:`FETCH_DEADLINE`."""
+    ``deadline`` seconds in all (resolving, connecting, redirects, headers and
+    body); ``None`` keeps :data:`MAX_SOURCE_BYTES` or :data:`FETCH_DEADLINE`."""
     if max_bytes is not None and max_bytes < 1:
         raise ConfigError(f"fetch size cap {max_bytes} is not positive: give at least 1 byte")
-    if deadline is not None and not deadline > 0:
+    if deadline is not None and not (deadline > 0 and math.isfinite(deadline)):
         raise ConfigError(f"fetch deadline {deadline} is not positive: give seconds above 0")
     token = _FETCH_LIMITS.set((max_bytes, deadline))
     try:
@@ -168,20 +183,16 @@ def url_source_id(url: str) -> str:
 
 
 def read_path(path: str | Path) -> Loaded:
+    """The bytes of a local file, opened by :func:`~jw_rag.ingest._local.open_local`
+    (resolved, checked and opened as one step); at most :data:`MAX_SOURCE_BYTES`."""
     p = Path(path).expanduser()
-    if not p.exists():
-        raise IngestError(f"{p}: no such file; check the path")
-    if p.is_dir():
-        raise IngestError(f"{p} is a directory; pass a file (or use load_documents for a folder)")
-    if not p.is_file():
-        raise IngestError(f"{p} is not a regular file (a device, FIFO or socket); pass a file")
-    try:
-        with p.open("rb") as fh:
+    with open_local(path) as fh:
+        try:
             data = fh.read(MAX_SOURCE_BYTES + 1)
-    except OSError as exc:
-        raise IngestError(
-            f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"
-        ) from exc
+        except OSError as exc:
+            raise IngestError(
+                f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"
+            ) from exc
     if len(data) > MAX_SOURCE_BYTES:
         raise IngestError(f"{p} is larger than {_mib(MAX_SOURCE_BYTES)}; split it before ingesting")
     return Loaded(data=data, name=str(p), path=p)
@@ -217,66 +228,86 @@ def check_archive(data: bytes, name: str) -> None:
 
 
 def fetch_url(url: str) -> Loaded:
-    """GET ``url`` (timeout 20 s per step, and never past what is left of the
-    deadline; 2 connection retries, redirects followed, at most
-    :data:`MAX_SOURCE_BYTES` of body within :data:`FETCH_DEADLINE` seconds, or
-    the limits of :func:`fetch_limits`)."""
-    transport = httpx.HTTPTransport(retries=FETCH_RETRIES)
+    """GET ``url``, following at most :data:`MAX_REDIRECTS` redirects (http and
+    https only), reading at most :data:`MAX_SOURCE_BYTES` of decoded body, all
+    within :data:`FETCH_DEADLINE` seconds (or the limits of
+    :func:`fetch_limits`). Each hop is checked (:func:`checking_urls`,
+    :func:`checking_addresses`) and connected to the address that was checked;
+    the one deadline covers resolving, connecting, TLS, headers and body of
+    every hop (:mod:`jw_rag.ingest._http`). Nothing is retried."""
+    _check_url(url, url)
     max_bytes, seconds = _limits()
-    step = min(FETCH_TIMEOUT, seconds)
-    deadline = time.monotonic() + seconds
-    hooks = {"request": [_hop_hook(url, (deadline, seconds), _URL_CHECK.get())]}
+    deadline = Deadline.after(seconds)
+    url_check, address_check = _URL_CHECK.get(), _ADDRESS_CHECK.get()
+    current = url
     try:
-        with (
-            httpx.Client(
-                timeout=step,
-                follow_redirects=True,
-                max_redirects=MAX_REDIRECTS,
-                transport=transport,
-                event_hooks=hooks,
-                headers={"Accept-Encoding": ACCEPT_ENCODING},
-            ) as client,
-            client.stream("GET", url) as response,
-        ):
-            _check_status(url, response)
-            data = _read_body(url, response, deadline, (max_bytes, seconds))
-            final, content_type = str(response.url), response.headers.get("content-type", "")
-    except httpx.TimeoutException as exc:
-        if time.monotonic() >= deadline - 0.05:
-            raise _past_deadline(url, seconds) from exc
-        raise IngestError(
-            f"{url}: timed out after {step:g} s; try again later or download "
-            "the page and pass the file path"
-        ) from exc
-    except httpx.HTTPError as exc:
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        for _ in range(MAX_REDIRECTS + 1):
+            if url_check is not None:
+                url_check(current)
+            with open_hop(current, deadline, address_check, ACCEPT_ENCODING) as hop:
+                following = _redirect(url, current, hop)
+                if following is None:
+                    _check_status(url, hop)
+                    data = _read_body(url, hop, max_bytes)
+                    content_type = hop.header("content-type")
+                    break
+            current = following
+        else:
+            raise IngestError(
+                f"{url}: cannot be fetched (more than {MAX_REDIRECTS} redirects); check the "
+                "address, or download the page and pass the file path"
+            )
+    except DeadlinePassed as exc:
+        raise _past_deadline(url, seconds) from exc
+    except (OSError, http.client.HTTPException) as exc:
+        reason = _reason(exc)
         raise IngestError(
             f"{url}: cannot be fetched ({reason}); check the address and your network "
             "connection, or download the page and pass the file path"
         ) from exc
     if not data:
         raise IngestError(f"{url}: the server sent an empty page; check the address")
-    return Loaded(data=data, name=url, url=final, content_type=content_type)
+    return Loaded(data=data, name=url, url=current, content_type=content_type)
 
 
-def _hop_hook(
-    url: str, deadline: tuple[float, float], check: UrlCheck | None
-) -> Callable[[httpx.Request], None]:
-    """What runs before the request and each redirect: the caller's URL check,
-    then every step of the hop (connect, send, each read) timed out at what is
-    left of the deadline, so no hop outlives it (``deadline`` is ``(monotonic
-    end, seconds)``)."""
-    end, seconds = deadline
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
-    def hook(request: httpx.Request) -> None:
-        if check is not None:
-            check(str(request.url))
-        left = end - time.monotonic()
-        if left <= 0:
-            raise _past_deadline(url, seconds)
-        request.extensions["timeout"] = httpx.Timeout(min(FETCH_TIMEOUT, left)).as_dict()
 
-    return hook
+def _redirect(url: str, current: str, hop: Hop) -> str | None:
+    """The URL a redirect answer points to (http or https only); None for other answers."""
+    location = hop.header("location").strip()
+    if hop.status not in _REDIRECTS or not location:
+        return None
+    try:
+        following = urljoin(current, location)
+    except ValueError:
+        following = location
+    _check_url(url, following)
+    if urlsplit(following).scheme.lower() not in ("http", "https"):
+        raise IngestError(
+            f"{url}: cannot be fetched (it redirects to {following!r}, not an http(s) URL); "
+            "download the page and pass the file path"
+        )
+    return following
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong in a hop, in a few words on one line."""
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the connection closed before the page ended"
+    if isinstance(exc, http.client.BadStatusLine):
+        return "the server's answer is not HTTP"
+    return " ".join(clean_controls(str(exc)).split()) or type(exc).__name__
+
+
+def _check_url(url: str, target: str) -> None:
+    """Refuse a ``target`` (``url`` or a redirect of it) that does not parse as a URL."""
+    try:
+        parts = urlsplit(target)
+        _ = parts.port, parts.hostname
+    except ValueError as exc:
+        where = "" if target == url else f" (it redirects to {target!r})"
+        raise IngestError(f"{url}: not a valid URL{where}: {exc}; check the address") from None
 
 
 def _past_deadline(url: str, seconds: float) -> IngestError:
@@ -286,11 +317,15 @@ def _past_deadline(url: str, seconds: float) -> IngestError:
     )
 
 
-def _check_status(url: str, response: httpx.Response) -> None:
-    if response.status_code >= 400:
+def _check_status(url: str, hop: Hop) -> None:
+    if 300 <= hop.status < 400 and hop.status != 304:
         raise IngestError(
-            f"{url}: the server answered HTTP {response.status_code} "
-            f"{response.reason_phrase}; check the address"
+            f"{url}: the server answered HTTP {hop.status} {hop.reason} without an address "
+            "to follow; check the address"
+        )
+    if hop.status >= 400:
+        raise IngestError(
+            f"{url}: the server answered HTTP {hop.status} {hop.reason}; check the address"
         )
 
 
@@ -299,9 +334,9 @@ ACCEPT_ENCODING = "gzip, deflate"
 _STEP = 1024 * 1024
 
 
-def _decoder(url: str, response: httpx.Response) -> Any:
+def _decoder(url: str, hop: Hop) -> Any:
     """A zlib inflater for the body's content encoding; None for an unencoded body."""
-    encoding = response.headers.get("content-encoding", "").strip().lower()
+    encoding = hop.header("content-encoding").strip().lower()
     if encoding in ("", "identity"):
         return None
     if encoding in ("gzip", "x-gzip", "deflate"):
@@ -332,24 +367,21 @@ def _decoded(url: str, inflater: Any, data: bytes) -> Iterator[bytes]:
         ) from exc
 
 
-def _read_body(
-    url: str, response: httpx.Response, deadline: float, limits: tuple[int, float]
-) -> bytes:
-    """The decoded body, stopped at the size cap, a bomb's ratio or the deadline
-    (``limits`` is ``(max_bytes, seconds)``)."""
-    max_bytes, seconds = limits
-    inflater = _decoder(url, response)
+def _read_body(url: str, hop: Hop, max_bytes: int) -> bytes:
+    """The decoded body, stopped at the size cap or a bomb's ratio (the hop
+    stops it at the deadline)."""
+    inflater = _decoder(url, hop)
     parts: list[bytes] = []
     size = wire = 0
-    for chunk in chain(response.iter_raw(), [b""]):  # b"": what the inflater still holds
+    while True:
+        chunk = hop.read(_STEP)
         wire += len(chunk)
-        for part in _decoded(url, inflater, chunk):
+        for part in _decoded(url, inflater, chunk):  # b"": what the inflater still holds
             size += len(part)
             _check_body(url, size, wire, max_bytes)
             parts.append(part)
-        if time.monotonic() > deadline:
-            raise _past_deadline(url, seconds)
-    return b"".join(parts)
+        if not chunk:
+            return b"".join(parts)
 
 
 def _check_body(url: str, size: int, wire: int, max_bytes: int) -> None:

@@ -31,6 +31,7 @@ from jw_core.jwlibrary import JwLibraryBackup, JwNote, read_jw_library_backup
 from jw_core.jwpub import JwFormatError
 from jw_rag.errors import IngestError
 from jw_rag.ingest._identity import DISTINCT_ID_KEY, settle_source_ids
+from jw_rag.ingest._local import open_local
 from jw_rag.ingest._source import clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
@@ -86,7 +87,8 @@ def note_document(note: JwNote, *, source: str = "", language: str | None = None
 
 def _read(path: str | Path) -> JwLibraryBackup:
     try:
-        return read_jw_library_backup(path)
+        with open_local(path) as fh:
+            return read_jw_library_backup(path, file=fh)
     except JwFormatError as exc:
         raise IngestError(str(exc)) from exc
 

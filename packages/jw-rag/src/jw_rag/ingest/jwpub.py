@@ -24,6 +24,7 @@ from jw_core.jwpub import JwDocument, JwFormatError, JwPublication, read_jwpub
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
 from jw_rag.ingest._identity import DISTINCT_ID_KEY
+from jw_rag.ingest._local import open_local
 from jw_rag.ingest._source import clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
@@ -76,7 +77,8 @@ def parse_jwpub(path: str | Path, *, language: str | None = None) -> list[Docume
     """The documents of the ``.jwpub`` at ``path`` that hold text, in ``DocumentId`` order."""
     language = check_language(language)
     try:
-        pub = read_jwpub(path)
+        with open_local(path) as fh:
+            pub = read_jwpub(path, file=fh)
     except JwFormatError as exc:
         raise IngestError(str(exc)) from exc
     name = str(pub.path)

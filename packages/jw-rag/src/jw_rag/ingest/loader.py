@@ -27,6 +27,7 @@ from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import DEFAULT_ID_KEY
+from jw_rag.ingest._local import checked_folder
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.ingest._source import (
     Loaded,
@@ -164,7 +165,7 @@ def load_folder(
     (unreadable, empty, not UTF-8, broken, a bomb, too big...) is left out and
     listed with the reason, and the others are read."""
     kind = _check_kind(kind)
-    root = Path(folder).expanduser()
+    root = checked_folder(folder)
     if not root.is_dir():
         raise IngestError(f"{root} is not a folder; pass a folder")
     files = _folder_files(root)
@@ -191,6 +192,7 @@ def load_documents(
     root = Path(path_or_url).expanduser()
     if not root.is_dir():
         return _parse(read_path(root), kind, source_id)
+    checked_folder(root)
     if source_id is not None:
         raise ConfigError(
             f"a source id names one source, but {root} is a folder of "

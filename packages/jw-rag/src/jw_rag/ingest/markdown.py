@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from jw_rag.ingest._html import clean_text
-from jw_rag.ingest._source import Loaded, read_path, refuse_other_kind, sniff_kind
+from jw_rag.ingest._source import Loaded, read_source, refuse_other_kind, sniff_kind
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.ingest.text import read_text
 from jw_rag.model import Document, Paragraph
@@ -159,8 +159,9 @@ def parse_markdown_bytes(loaded: Loaded) -> Document:
 
 
 def parse_markdown(source: str | Path) -> Document:
-    """A UTF-8 Markdown file as a :class:`Document` (``source_id`` is the file stem)."""
-    return parse_markdown_bytes(read_path(source))
+    """A UTF-8 Markdown file or http(s) URL as a :class:`Document` (``source_id`` is
+    the file stem, or host and path for a URL)."""
+    return parse_markdown_bytes(read_source(source))
 
 
 def ingest_markdown(

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
-from jw_rag.ingest._source import Loaded, clean_controls, read_path
+from jw_rag.ingest._source import Loaded, clean_controls, read_source
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.model import Document, Paragraph
 from jw_rag.store.protocol import Store
@@ -233,8 +233,9 @@ def parse_pdf_bytes(loaded: Loaded) -> Document:
 
 
 def parse_pdf(path: str | Path) -> Document:
-    """The PDF at ``path`` as a :class:`Document`; every paragraph has its page (1-based)."""
-    return parse_pdf_bytes(read_path(path))
+    """The PDF at ``path`` (a file or an http(s) URL) as a :class:`Document`; every
+    paragraph has its page (1-based)."""
+    return parse_pdf_bytes(read_source(path))
 
 
 def ingest_pdf(

@@ -10,7 +10,7 @@ from jw_rag.ingest._source import (
     Loaded,
     decode_text,
     looks_binary,
-    read_path,
+    read_source,
     refuse_other_kind,
 )
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
@@ -50,11 +50,12 @@ def parse_text_bytes(loaded: Loaded) -> Document:
 
 
 def parse_text(source: str | Path) -> Document:
-    """A UTF-8 text file as a :class:`Document` (``source_id`` is the file stem).
+    """A UTF-8 text file or http(s) URL as a :class:`Document` (``source_id`` is the
+    file stem, or host and path for a URL).
 
     The title is the start of the first paragraph (at most 80 characters).
     """
-    return parse_text_bytes(read_path(source))
+    return parse_text_bytes(read_source(source))
 
 
 def ingest_text(
