@@ -337,12 +337,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench-data", type=Path, default=BENCH)
     parser.add_argument("--cache", type=Path, help="cache folder (default $JW_HOME/bench-cache)")
+    parser.add_argument("--real-limit", type=int, help="only the first N paragraphs of each set")
     parser.add_argument("--jitter", type=float, default=JITTER)
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--parents", type=int, default=PARENTS)
     parser.add_argument("--neighbours", type=int, default=NEIGHBOURS)
     args = parser.parse_args(argv)
-    real = real_set(args.bench_data, args.cache)
+    real = real_set(args.bench_data, args.cache, limit=args.real_limit)
     kinds = {k: real.kinds.count(k) for k in sorted(set(real.kinds))}
     print(f"{len(real.vectors):,} passages {kinds}, {len(real.queries):,} questions")
     report = neighbour_report(

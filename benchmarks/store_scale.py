@@ -205,7 +205,13 @@ def _recall(hits: list[Any], qvecs: np.ndarray, vectors: np.ndarray, rows: np.nd
 
 
 def _measure(
-    name: str, store: Store, corpus: Corpus, queries: int, build: float | None, memory: str
+    name: str,
+    store: Store,
+    corpus: Corpus,
+    queries: int,
+    build: float | None,
+    memory: str,
+    text_modes: Sequence[str] = ("bm25", "hybrid"),
 ) -> dict[str, float | str | int]:
     embedder: LookupEmbedder = store.embedder  # type: ignore[attr-defined]
     embedder.rows.update(zip((c.text for c in corpus.chunks), corpus.vectors, strict=True))
@@ -222,7 +228,7 @@ def _measure(
     p50, p95, hits = _latencies(lambda q: store.search(q, k=K), dense_q)
     out |= {"dense_p50_ms": p50, "dense_p95_ms": p95}
     out["recall10"] = _recall(hits, qvecs, corpus.vectors, np.arange(n))
-    for mode in ("bm25", "hybrid"):
+    for mode in text_modes:
         p50, p95, _ = _latencies(lambda q, m=mode: store.search(q, k=K, mode=m), text_q)
         out |= {f"{mode}_p50_ms": p50, f"{mode}_p95_ms": p95}
     few = dense_q[: max(1, queries // 4)]
@@ -373,6 +379,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         action="store_true",
         help="every second row a window unit (stats then counts them apart)",
     )
+    parser.add_argument(
+        "--dense-only", action="store_true", help="skip the BM25 and hybrid measurements"
+    )
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     if args.vectors == "real":
@@ -402,7 +411,15 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                     loaded = json.loads(marker.read_text()) if marker.exists() else None
                     with store:
                         build = None if loaded is None else n / loaded["ingest_cps"]
-                        row = _measure(name, store, corpus, args.queries, build, args.index_memory)
+                        row = _measure(
+                            name,
+                            store,
+                            corpus,
+                            args.queries,
+                            build,
+                            args.index_memory,
+                            () if args.dense_only else ("bm25", "hybrid"),
+                        )
                     if loaded is None and args.workdir:
                         marker.write_text(json.dumps({"ingest_cps": row["ingest_cps"]}))
                     results.append(row)

@@ -4,6 +4,7 @@ stores: synthetic vectors, and real USE vectors of the shared sets."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -15,12 +16,21 @@ BENCH = ROOT / "benchmarks" / "store_scale.py"
 SHARED = ROOT.parent / "shared" / "bench-data"
 
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_store_scale", BENCH)
+def _bench(name: str = "store_scale") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH.with_name(f"{name}.py"))
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of the few real vectors these tests embed, shared by them."""
+    if not SHARED.is_dir():
+        pytest.skip("needs ../shared/bench-data")
+    return tmp_path_factory.mktemp("real-vectors")
 
 
 def test_store_scale_bench_runs(
@@ -48,17 +58,16 @@ def test_store_scale_bench_runs(
 
 
 @pytest.mark.shared_data
-@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/bench-data")
 def test_store_scale_bench_on_real_vectors_reuses_its_workdir(
-    pg_database: PgDatabase, tmp_path: Path
+    pg_database: PgDatabase, tmp_path: Path, real_cache: Path
 ) -> None:
     bench = _bench()
     args = ["--sizes", "3000", "--queries", "6", "--dsn", pg_database(), "--real-limit", "8"]
-    args += ["--cache", str(tmp_path / "cache"), "--workdir", str(tmp_path / "work")]
+    args += ["--cache", str(real_cache), "--workdir", str(tmp_path / "work")]
     args += ["--stores", "sqlite", "postgres-bulk", "--exact-below", "1000"]
     first = bench.main(args)
     assert [r["store"] for r in first] == ["sqlite", "postgres-bulk"]
-    assert list((tmp_path / "cache").glob("*.npz"))  # embedded once, cached outside the store
+    assert list(real_cache.glob("*.npz"))  # embedded once, cached outside the store
     for r in first:
         assert r["recall10"] >= 0.9 and r["source_recall10"] >= 0.9
         assert r["language_recall10"] >= 0.8 and r["bm25_p50_ms"] > 0
@@ -67,3 +76,53 @@ def test_store_scale_bench_on_real_vectors_reuses_its_workdir(
     again = bench.main(args)  # reuses both loaded stores: same ingest rate, same recall
     assert [r["ingest_cps"] for r in again] == [r["ingest_cps"] for r in first]
     assert [r["recall10"] for r in again] == [r["recall10"] for r in first]
+
+
+@pytest.mark.shared_data
+def test_real_vectors_report_compares_grown_and_held_apart_real_vectors(
+    real_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _bench("real_vectors").main(["--cache", str(real_cache), "--real-limit", "8"])
+    assert report["size"] > 100
+    for key in ("held-apart real -> nearest real", "grown -> nearest other grown"):
+        quantiles = [float(x) for x in str(report[key]).split(" / ")]
+        assert quantiles == sorted(quantiles) and 0 <= quantiles[0] and quantiles[-1] <= 2
+    assert float(report["intrinsic dimension grown"]) > 1  # type: ignore[arg-type]
+    assert "questions" in capsys.readouterr().out
+
+
+@pytest.mark.shared_data
+def test_partition_and_writer_bench_runs(pg_database: PgDatabase, real_cache: Path) -> None:
+    report = _bench("pg_partitions").main(
+        ["--rows", "3000", "--queries", "5", "--ef-search", "40", "--writers", "1", "2"]
+        + ["--per-writer", "1000", "--dsn", pg_database(), "--cache", str(real_cache)]
+        + ["--real-limit", "8"]
+    )
+    searches = report["searches"]
+    assert {(s["table"], s["partition"]) for s in searches} == {
+        ("one", "all"),
+        ("parts", "all"),
+        ("parts", "en"),
+        ("parts", "es"),
+        ("parts", "pt"),
+    }
+    assert all(0 <= s["recall10"] <= 1 and s["p50_ms"] > 0 for s in searches)
+    assert sum(s["rows"] for s in searches if s["partition"] in ("en", "es", "pt")) == 3000
+    assert set(report["writers"]) == {1, 2} and all(v > 0 for v in report["writers"].values())
+
+
+@pytest.mark.shared_data
+def test_hnsw_parameter_bench_runs(pg08_database: PgDatabase, real_cache: Path) -> None:
+    rows = _bench("pg_hnsw_params").main(
+        ["--rows", "1500", "--queries", "5", "--ef-search", "40", "--dsn", pg08_database()]
+        + ["--cache", str(real_cache), "--real-limit", "8"]
+    )
+    assert [(r["storage"], r["m"], r["ef_construction"]) for r in rows] == [
+        ("vector", 16, 64),
+        ("halfvec", 16, 64),
+        ("vector", 24, 100),
+        ("vector", 16, 128),
+    ]
+    halfvec, vector = rows[1], rows[0]
+    assert halfvec["index_mb"] < vector["index_mb"]  # half the bytes per element
+    assert all(r["recall10"] >= 0.8 for r in rows)

@@ -440,26 +440,23 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             selective = row is not None and row[0] < EXACT_BELOW
         if k <= EF_SEARCH_MAX and not selective:
             breadth = self._breadth(conn, k)
-            iterative = "off"
-            if f.active:
-                if self.pgvector.iterative_scan:
-                    iterative = "strict_order"
-                else:
-                    breadth = EF_SEARCH_MAX
-            conn.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true)"
-                + (", set_config('hnsw.iterative_scan', %s, true)" if f.active else ""),
-                (str(breadth), iterative) if f.active else (str(breadth),),
-            )
+            settings = "SELECT set_config('hnsw.ef_search', %s, true)"
+            if f.active and self.pgvector.iterative_scan:
+                settings += ", set_config('hnsw.iterative_scan', 'strict_order', true)"
+            elif f.active:  # no iterative scan (pgvector < 0.8): filter the widest breadth
+                breadth = EF_SEARCH_MAX
+            conn.execute(settings, (str(breadth),))
             rows = conn.execute(
                 select + where + "ORDER BY c.embedding <=> %(v)s::vector LIMIT %(k)s", params
             ).fetchall()
             if len(rows) == k or not f.active:
                 return [(r[0], float(r[1])) for r in rows]
-        # Ordering by (distance, rowid) is what no index provides: an exact scan.
+        # The exact scan orders by the score, an expression no index matches:
+        # ordering by the distance operator would let the planner walk the
+        # HNSW index (with an incremental sort for the rowid), which returns at
+        # most ef_search rows and misses filtered ones.
         rows = conn.execute(
-            select + where + "ORDER BY c.embedding <=> %(v)s::vector, c.rowid LIMIT %(k)s",
-            params,
+            select + where + "ORDER BY 2 DESC, c.rowid LIMIT %(k)s", params
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 
