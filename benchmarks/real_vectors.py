@@ -43,7 +43,15 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["RealSet", "Grown", "default_cache", "grow", "neighbour_report", "real_set"]
+__all__ = [
+    "Grown",
+    "RealSet",
+    "default_cache",
+    "grow",
+    "grown_cached",
+    "neighbour_report",
+    "real_set",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT.parent / "shared" / "bench-data"
@@ -279,6 +287,30 @@ def grow(
         ]
     all_anchors = np.concatenate([np.full(keep, -1), rows[anchors]])
     return Grown(out, words, langs, all_anchors)
+
+
+def grown_cached(real: RealSet, n: int, seed: int, cache: Path | None, tag: str) -> Grown:
+    """``grow(real, n, seed)``, kept in the cache folder (``tag`` names the real
+    set) so a second benchmark run of the same size reads it instead."""
+    folder = cache or default_cache()
+    stem = folder / f"grown-{tag}-{n}-{seed}-{NEIGHBOURS}-{PARENTS}-{ALPHA}-{JITTER}"
+    npy, meta = stem.with_suffix(".npy"), stem.with_suffix(".json")
+    if npy.is_file() and meta.is_file():
+        info = json.loads(meta.read_text("utf-8"))
+        return Grown(np.load(npy), info["texts"], info["languages"], np.asarray(info["anchors"]))
+    grown = grow(real, n, seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    meta.write_text(
+        json.dumps(
+            {"texts": grown.texts, "languages": grown.languages, "anchors": grown.anchors.tolist()},
+            ensure_ascii=False,
+        ),
+        "utf-8",
+    )
+    tmp = stem.with_suffix(".tmp.npy")
+    np.save(tmp, grown.vectors)
+    os.replace(tmp, npy)
+    return grown
 
 
 def lid(sims: F32) -> float:

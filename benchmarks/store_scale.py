@@ -155,7 +155,7 @@ def _real(
     passage each grew from (so a source of 1,000 chunks holds one topic's
     neighbourhood, as a document does); queries are real questions."""
     real = real_vectors.real_set(cache=cache, limit=limit)
-    grown = real_vectors.grow(real, n, seed)
+    grown = real_vectors.grown_cached(real, n, seed, cache, f"use-first{limit}")
     keep = int(np.sum(grown.anchors < 0))
     order = np.concatenate(
         [np.arange(keep), keep + np.argsort(grown.anchors[keep:], kind="stable")]
@@ -212,6 +212,7 @@ def _measure(
     build: float | None,
     memory: str,
     text_modes: Sequence[str] = ("bm25", "hybrid"),
+    text_queries: int | None = None,
 ) -> dict[str, float | str | int]:
     embedder: LookupEmbedder = store.embedder  # type: ignore[attr-defined]
     embedder.rows.update(zip((c.text for c in corpus.chunks), corpus.vectors, strict=True))
@@ -229,7 +230,9 @@ def _measure(
     out |= {"dense_p50_ms": p50, "dense_p95_ms": p95}
     out["recall10"] = _recall(hits, qvecs, corpus.vectors, np.arange(n))
     for mode in text_modes:
-        p50, p95, _ = _latencies(lambda q, m=mode: store.search(q, k=K, mode=m), text_q)
+        p50, p95, _ = _latencies(
+            lambda q, m=mode: store.search(q, k=K, mode=m), text_q[:text_queries]
+        )
         out |= {f"{mode}_p50_ms": p50, f"{mode}_p95_ms": p95}
     few = dense_q[: max(1, queries // 4)]
     for label, key, value in (("source", "source_id", "s1"), ("language", "language", "es")):
@@ -382,6 +385,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument(
         "--dense-only", action="store_true", help="skip the BM25 and hybrid measurements"
     )
+    parser.add_argument(
+        "--text-queries", type=int, help="BM25 and hybrid queries (default: --queries)"
+    )
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     if args.vectors == "real":
@@ -419,6 +425,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
                             build,
                             args.index_memory,
                             () if args.dense_only else ("bm25", "hybrid"),
+                            args.text_queries,
                         )
                     if loaded is None and args.workdir:
                         marker.write_text(json.dumps({"ingest_cps": row["ingest_cps"]}))

@@ -18,7 +18,7 @@ from store_helpers import TableEmbedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
 from jw_rag.store import SQLiteStore
-from jw_rag.store._dense import DenseIndex, first_pass, second_pass, top_k
+from jw_rag.store._dense import DenseIndex, _hamming, first_pass, second_pass, sign_words, top_k
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -139,6 +139,17 @@ def test_positions_restrict_every_stage() -> None:
         assert {r for r, _ in got} <= set(rowids[positions].tolist())
         assert len(got) == min(10, size)
     assert top_k(quantized, query, 0, fetch=_fetcher(rowids, vectors, [])) == []
+
+
+def test_hamming_over_many_blocks_and_threads_counts_every_differing_bit() -> None:
+    rng = np.random.default_rng(9)
+    signs = rng.standard_normal((300_001, 100)).astype(np.float32)  # 2 words, the last half-used
+    bits = np.ascontiguousarray(sign_words(signs).T)
+    query = sign_words(signs[:1])[0]
+    want = ((signs > 0) != (signs[0] > 0)).sum(axis=1)
+    assert np.array_equal(_hamming(bits, query), want)
+    assert np.array_equal(_hamming(bits[:, :5], query), want[:5])  # below one block: one thread
+    assert _hamming(bits[:, :0], query).shape == (0,)
 
 
 # -- through the store ----------------------------------------------------------

@@ -22,7 +22,10 @@ stages:
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,8 +53,8 @@ _BLOCK = 65_536  # rows per step of the Hamming scan: its temporaries stay in ca
 
 
 def first_pass(n: int, k: int) -> int:
-    """Vectors kept by the Hamming stage: 1% of the store, at least 2,000 and 8k."""
-    return max(2_000, n // 100, 8 * k)
+    """Vectors kept by the Hamming stage: 0.5% of the store, at least 2,000 and 8k."""
+    return max(2_000, n // 200, 8 * k)
 
 
 def second_pass(k: int) -> int:
@@ -142,9 +145,43 @@ def sign_words(vectors: F32) -> npt.NDArray[np.uint64]:
 
 
 def _hamming(bits: npt.NDArray[np.uint64], query: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint16]:
-    """Hamming distance of every column of ``bits`` to ``query``."""
+    """Hamming distance of every column of ``bits`` to ``query``, in one
+    thread per usable core for large inputs (numpy releases the GIL)."""
     n = bits.shape[1]
     out = np.zeros(n, dtype=np.uint16)
+    parts = min(_threads(), n // _BLOCK)
+    if parts > 1:
+        step = -(-n // parts)
+        list(
+            _pool().map(
+                lambda s: _hamming_into(bits[:, s : s + step], query, out[s : s + step]),
+                range(0, n, step),
+            )
+        )
+    else:
+        _hamming_into(bits, query, out)
+    return out
+
+
+def _threads() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # platforms without sched_getaffinity
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=_threads(), thread_name_prefix="jw-dense")
+
+
+def _hamming_into(
+    bits: npt.NDArray[np.uint64], query: npt.NDArray[np.uint64], out: npt.NDArray[np.uint16]
+) -> None:
+    n = bits.shape[1]
+    if n == 0:
+        return
     step = min(n, _BLOCK)
     xor = np.empty(step, dtype=np.uint64)
     count = np.empty(step, dtype=np.uint8)
@@ -156,7 +193,6 @@ def _hamming(bits: npt.NDArray[np.uint64], query: npt.NDArray[np.uint64]) -> npt
             np.bitwise_xor(bits[w, start:end], query[w], out=xor[:m])
             np.bitwise_count(xor[:m], out=count[:m])
             np.add(acc, count[:m], out=acc, casting="unsafe")
-    return out
 
 
 def _smallest(values: npt.NDArray[np.generic], keep: int) -> npt.NDArray[np.intp]:
