@@ -293,7 +293,8 @@ def grown_cached(real: RealSet, n: int, seed: int, cache: Path | None, tag: str)
     """``grow(real, n, seed)``, kept in the cache folder (``tag`` names the real
     set) so a second benchmark run of the same size reads it instead."""
     folder = cache or default_cache()
-    stem = folder / f"grown-{tag}-{n}-{seed}-{NEIGHBOURS}-{PARENTS}-{ALPHA}-{JITTER}"
+    name = f"grown-{tag}-{n}-{seed}-{NEIGHBOURS}-{PARENTS}-{ALPHA}-{JITTER}".replace(".", "_")
+    stem = folder / name
     npy, meta = stem.with_suffix(".npy"), stem.with_suffix(".json")
     if npy.is_file() and meta.is_file():
         info = json.loads(meta.read_text("utf-8"))

@@ -17,15 +17,16 @@ from jw_rag.store.postgres import PostgresStore
 
 
 def test_auto_breadth_grows_with_k_and_the_table() -> None:
-    assert [auto_breadth(n, 10) for n in (0, 5_000, 10_000, 100_000, 1_000_000)] == [
+    assert [auto_breadth(n, 10) for n in (0, 5_000, 10_000, 20_000, 100_000, 300_000)] == [
         40,
         40,
         40,
-        120,
-        200,
+        68,
+        231,
+        531,
     ]
-    assert auto_breadth(1_000_000, 100) == 400  # never under 4 k
-    assert auto_breadth(10**12, 10) == 680 and auto_breadth(10**6, 900) == 1000  # capped
+    assert auto_breadth(10_000, 100) == 400  # never under 4 k
+    assert auto_breadth(1_000_000, 10) == 1000 and auto_breadth(10**4, 900) == 1000  # capped
 
 
 def test_pgvector_without_hnsw_is_refused_with_the_fix() -> None:
@@ -85,8 +86,8 @@ def test_the_default_breadth_follows_the_table_size(pg_database: PgDatabase) -> 
         assert s.ef_search is None
         with s._conn() as conn:
             assert s._breadth(conn, 10) == 40  # empty table
-            s._size = (1_000_000.0, s._size[1])  # as if the table had a million rows
-            assert s._breadth(conn, 10) == 200 and s._breadth(conn, 300) == 1000
+            s._size = (100_000.0, s._size[1])  # as if the table had 100,000 rows
+            assert s._breadth(conn, 10) == 231 and s._breadth(conn, 300) == 1000
         s.add(make_chunks("a", 50))
     with PostgresStore(dsn, embedder=CountingEmbedder(), ef_search=64) as s:
         with s._conn() as conn:

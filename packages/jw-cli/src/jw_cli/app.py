@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import warnings
 from importlib.metadata import version
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from jw_cli.eval_commands import eval_app
 from jw_cli.options import CHUNKER_HELP, EMBEDDER_HELP, STORE_HELP, GlobalOptions, check_chunker
 from jw_cli.rag_commands import rag_app
-from jw_rag.errors import JwRagError
+from jw_rag.errors import JwRagError, JwRagWarning
 
 __all__ = ["app", "main"]
 
@@ -85,7 +86,29 @@ def _fail(message: object, code: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code. The toolkit's own
+    warnings print as one line (``warning: ...``); others as Python shows them."""
+    with warnings.catch_warnings():
+        python_way = warnings.showwarning
+
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: Any = None,
+            line: str | None = None,
+        ) -> None:
+            if issubclass(category, JwRagWarning):
+                typer.echo(f"warning: {' '.join(str(message).split())}", err=True)
+            else:
+                python_way(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         rv = app(args=argv, prog_name="jw", standalone_mode=False)
     except typer.Exit as exc:
