@@ -58,7 +58,11 @@ def test_toolkit_warnings_print_as_one_line(
     SQLiteStore(store, FakeEmbedder(dim=8)).close()
 
     def warn_then_retrieve(*_args: object, **_kwargs: object) -> Delivery:
-        warnings.warn("pgvector 0.6.2 at db lacks iterative index scans:\n  upgrade", JwRagWarning)
+        warnings.warn(
+            "pgvector 0.6.2 at db lacks iterative index scans:\n  upgrade",
+            JwRagWarning,
+            stacklevel=2,
+        )
         return Delivery()
 
     monkeypatch.setattr(rag_commands, "retrieve", warn_then_retrieve)
