@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,9 @@ def _recall(
     )
 
 
-def _writer(dsn: str, vectors_file: str, first: int, count: int, start_at: float, out: Any) -> None:
-    """One ingest process: sources of 1,000 chunks from row ``first`` on."""
+def _writer(dsn: str, vectors_file: str, first: int, count: int, start_at: float) -> None:
+    """One ingest process (``--writer``): sources of 1,000 chunks from row
+    ``first`` on; prints when it began and ended (epoch seconds) as JSON."""
     from store_scale import LookupEmbedder
 
     from jw_rag.model import Chunk
@@ -126,21 +128,25 @@ def _writer(dsn: str, vectors_file: str, first: int, count: int, start_at: float
         text = f"chunk {i} of source {i // 1000}"
         embedder.rows[text] = np.asarray(vectors[i])
         chunks.append(Chunk(id=f"w{i}", text=text, source_id=f"src{i // 1000}", metadata={}))
-    with PostgresStore(dsn, embedder, pool_size=1) as store:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an old pgvector's warning is the parent's to show
+        store = PostgresStore(dsn, embedder, pool_size=1)
+    with store:
         while time.time() < start_at:
             time.sleep(0.01)
         begin = time.time()
         for s in range(0, count, 1000):
             batch = chunks[s : s + 1000]
             store.replace_source(batch[0].source_id, batch)
-        out.put((begin, time.time()))
+        print(json.dumps([begin, time.time()]))
 
 
 def _writers(
     admin: str, vectors: np.ndarray, n_writers: int, per_writer: int, workdir: Path
 ) -> float:
-    """Aggregate chunks/s of ``n_writers`` processes into one fresh store
-    whose HNSW index exists from the first write on."""
+    """Aggregate chunks/s of ``n_writers`` processes (this script with
+    ``--writer``) into one fresh store whose HNSW index exists from the first
+    write on."""
     from store_scale import LookupEmbedder
 
     from jw_rag.model import Chunk
@@ -153,20 +159,22 @@ def _writers(
         store.add([Chunk(id="seed", text="seed", source_id="seed", metadata={})])
     path = workdir / "writer-vectors.npy"
     np.save(path, vectors[: n_writers * per_writer])
-    ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    start_at = time.time() + 8  # every process connected before the clock starts
+    start_at = time.time() + 10  # every process connected before the clock starts
     procs = [
-        ctx.Process(
-            target=_writer, args=(dsn, str(path), w * per_writer, per_writer, start_at, out)
+        subprocess.Popen(
+            [sys.executable, __file__, "--writer", dsn, str(path)]
+            + [str(w * per_writer), str(per_writer), str(start_at)],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         for w in range(n_writers)
     ]
+    spans = []
     for p in procs:
-        p.start()
-    spans = [out.get(timeout=3600) for _ in procs]
-    for p in procs:
-        p.join()
+        out, _ = p.communicate(timeout=3600)
+        if p.returncode != 0:
+            raise RuntimeError(f"an ingest process failed (exit {p.returncode})")
+        spans.append(json.loads(out.strip().splitlines()[-1]))
     return n_writers * per_writer / (max(e for _, e in spans) - min(b for b, _ in spans))
 
 
@@ -183,7 +191,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--server", choices=["pgserver", "pixeltable"], default="pixeltable")
     parser.add_argument("--dsn", help="an admin DSN of a PostgreSQL with pgvector")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--writer", nargs=5, help=argparse.SUPPRESS)  # one ingest process
     args = parser.parse_args(argv)
+    if args.writer:
+        dsn, path, first, count, start_at = args.writer
+        _writer(dsn, path, int(first), int(count), float(start_at))
+        return {}
     real = real_vectors.real_set(cache=args.cache, limit=args.real_limit)
     grown = real_vectors.grow(real, args.rows, args.seed, texts=False)
     langs = [lang if lang in _LANGS else "en" for lang in grown.languages]
