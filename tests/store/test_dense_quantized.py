@@ -5,6 +5,8 @@ while another connection writes."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -150,6 +152,22 @@ def test_hamming_over_many_blocks_and_threads_counts_every_differing_bit() -> No
     assert np.array_equal(_hamming(bits, query), want)
     assert np.array_equal(_hamming(bits[:, :5], query), want[:5])  # below one block: one thread
     assert _hamming(bits[:, :0], query).shape == (0,)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_searches_with_its_own_threads() -> None:
+    """The Hamming pass's thread pool does not survive a fork: a child that
+    searches after its parent did gets a pool of its own instead of waiting
+    forever on threads that are gone."""
+    rng = np.random.default_rng(4)
+    signs = rng.standard_normal((200_000, 64)).astype(np.float32)
+    bits = np.ascontiguousarray(sign_words(signs).T)
+    query = sign_words(signs[:1])[0]
+    want = _hamming(bits, query)  # the parent's pool now exists
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        got = pool.apply_async(_hamming, (bits, query)).get(timeout=120)
+    assert np.array_equal(got, want)
 
 
 # -- through the store ----------------------------------------------------------

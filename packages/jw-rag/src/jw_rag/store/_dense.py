@@ -176,6 +176,10 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=_threads(), thread_name_prefix="jw-dense")
 
 
+if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's threads: a new pool
+    os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def _hamming_into(
     bits: npt.NDArray[np.uint64], query: npt.NDArray[np.uint64], out: npt.NDArray[np.uint16]
 ) -> None:
