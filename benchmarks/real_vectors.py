@@ -7,12 +7,15 @@ file outside the repository (``$JW_HOME/bench-cache`` unless told otherwise).
 The questions are held apart: they are the queries, never stored.
 
 ``grow`` makes a set of any size from the passage vectors. Each new vector is
-a random convex mixture of a real vector and a few of its real nearest
-neighbours, plus a small isotropic jitter, renormalised: it lies inside the
-real distribution's local neighbourhoods (a mixture of nearby passages is
-what a passage about the same things embeds to: USE averages token
-features), but away from every real vector, so the grown set has no
-near-duplicates that would make nearest-neighbour search easy. Each new
+a random convex mixture (Dirichlet weights) of a real vector and two of its
+ten real nearest neighbours, plus an isotropic jitter whose norm is 0.7 times
+that real vector's distance to its own nearest neighbour (an adaptive
+kernel: small where real passages are dense, wide where they are sparse),
+renormalised. It lies inside the real distribution's local neighbourhoods (a
+mixture of nearby passages is what a passage about the same things embeds
+to: USE averages token features), but away from every real vector, so the
+grown set has no near-duplicates that would make nearest-neighbour search
+easy. Each new
 vector's text is words drawn from its parents' texts in proportion to their
 weights, so BM25 sees the real vocabulary and its statistics.
 
@@ -66,7 +69,7 @@ SETS = (
 )
 #: Neighbours a grown vector's parents are drawn from, parents per vector,
 #: Dirichlet concentration of their weights and the jitter's norm (relative
-#: to the vector's), as calibrated by ``neighbour_report``.
+#: to the anchor's nearest-neighbour distance), as calibrated by ``neighbour_report``.
 NEIGHBOURS = 10
 PARENTS = 3
 ALPHA = 1.0
