@@ -42,3 +42,30 @@ def test_unexpected_errors_are_one_line(
     err = capsys.readouterr().err
     assert err.startswith("error: ") and words in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_toolkit_warnings_print_as_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A JwRagWarning raised inside a command (an old pgvector, say) is one
+    ``warning:`` line on stderr; the command still succeeds."""
+    import warnings
+
+    from jw_rag.errors import JwRagWarning
+    from jw_rag.retrieve import Delivery
+
+    store = tmp_path / "s.sqlite"
+    SQLiteStore(store, FakeEmbedder(dim=8)).close()
+
+    def warn_then_retrieve(*_args: object, **_kwargs: object) -> Delivery:
+        warnings.warn(
+            "pgvector 0.6.2 at db lacks iterative index scans:\n  upgrade",
+            JwRagWarning,
+            stacklevel=2,
+        )
+        return Delivery()
+
+    monkeypatch.setattr(rag_commands, "retrieve", warn_then_retrieve)
+    assert main(["rag", "search", "soul", "--store", str(store)]) == 0
+    err = capsys.readouterr().err
+    assert err == "warning: pgvector 0.6.2 at db lacks iterative index scans: upgrade\n"

@@ -10,4 +10,4 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "store"))
 
-from pg_harness import pg_database  # noqa: E402, F401  (a fixture)
+from pg_harness import pg08_database, pg_database  # noqa: E402, F401  (fixtures)

@@ -289,7 +289,9 @@ def test_deferred_index_on_an_empty_store_and_after_an_error(pg_database: PgData
 
 @pytest.mark.parametrize("bad", [0, 1001, True, "40"])
 def test_ef_search_is_checked(pg_database: PgDatabase, bad: object) -> None:
-    with pytest.raises(ConfigError, match="ef_search must be an integer from 1 to 1000"):
+    with pytest.raises(
+        ConfigError, match="ef_search must be None .chosen per search. or an integer from 1 to 1000"
+    ):
         PostgresStore(pg_database(), embedder=CountingEmbedder(), ef_search=bad)  # type: ignore[arg-type]
 
 

@@ -1,27 +1,45 @@
-"""The store scale benchmark runs end to end on a small input, against both stores."""
+"""The store scale benchmark runs end to end on small inputs, against both
+stores: synthetic vectors, and real USE vectors of the shared sets."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from pg_harness import PgDatabase
 
-BENCH = Path(__file__).resolve().parent.parent.parent / "benchmarks" / "store_scale.py"
+ROOT = Path(__file__).resolve().parent.parent.parent
+BENCH = ROOT / "benchmarks" / "store_scale.py"
+SHARED = ROOT.parent / "shared" / "bench-data"
+
+
+def _bench(name: str = "store_scale") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH.with_name(f"{name}.py"))
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of the few real vectors these tests embed, shared by them."""
+    if not SHARED.is_dir():
+        pytest.skip("needs ../shared/bench-data")
+    return tmp_path_factory.mktemp("real-vectors")
 
 
 def test_store_scale_bench_runs(
     pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spec = importlib.util.spec_from_file_location("bench_store_scale", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     admin = pg_database()  # any database of the test server can create the benchmark's own
-    rows = module.main(
+    rows = _bench().main(
         ["--sizes", "1500", "--dim", "16", "--queries", "8", "--dsn", admin]
-        + ["--stores", "sqlite", "postgres", "postgres-bulk"]
+        + ["--vectors", "clustered", "--stores", "sqlite", "postgres", "postgres-bulk"]
     )
     assert [(r["store"], r["n"]) for r in rows] == [
         ("sqlite", 1500),
@@ -33,6 +51,78 @@ def test_store_scale_bench_runs(
     assert postgres["recall10"] >= 0.8 and bulk["recall10"] >= 0.8
     for r in rows:
         assert r["ingest_cps"] > 0 and r["dense_p95_ms"] >= r["dense_p50_ms"] > 0
-        assert r["hybrid_p50_ms"] > 0 and r["filtered_p50_ms"] > 0 and r["stats_ms"] > 0
+        assert r["hybrid_p50_ms"] > 0 and r["source_p50_ms"] > 0 and r["stats_ms"] > 0
+        assert r["source_recall10"] == 1.0  # one source is searched exactly by both
     out = capsys.readouterr().out
     assert "recall@10" in out and "hybrid p95" in out and "| stats" in out
+
+
+@pytest.mark.shared_data
+def test_store_scale_bench_on_real_vectors_reuses_its_workdir(
+    pg_database: PgDatabase, tmp_path: Path, real_cache: Path
+) -> None:
+    bench = _bench()
+    args = ["--sizes", "3000", "--queries", "6", "--dsn", pg_database(), "--real-limit", "8"]
+    args += ["--cache", str(real_cache), "--workdir", str(tmp_path / "work")]
+    args += ["--stores", "sqlite", "postgres-bulk", "--exact-below", "1000"]
+    first = bench.main(args)
+    assert [r["store"] for r in first] == ["sqlite", "postgres-bulk"]
+    assert list(real_cache.glob("*.npz"))  # embedded once, cached outside the store
+    for r in first:
+        assert r["recall10"] >= 0.9 and r["source_recall10"] >= 0.9
+        assert r["language_recall10"] >= 0.8 and r["bm25_p50_ms"] > 0
+    sqlite = first[0]
+    assert 0 < sqlite["vector_mb"] < 0.35 * 3000 * 512 * 4 / 1e6  # quantized above 1,000
+    again = bench.main(args)  # reuses both loaded stores: same ingest rate, same recall
+    assert [r["ingest_cps"] for r in again] == [r["ingest_cps"] for r in first]
+    assert [r["recall10"] for r in again] == [r["recall10"] for r in first]
+
+
+@pytest.mark.shared_data
+def test_real_vectors_report_compares_grown_and_held_apart_real_vectors(
+    real_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _bench("real_vectors").main(["--cache", str(real_cache), "--real-limit", "8"])
+    assert report["size"] > 100
+    for key in ("held-apart real -> nearest real", "grown -> nearest other grown"):
+        quantiles = [float(x) for x in str(report[key]).split(" / ")]
+        assert quantiles == sorted(quantiles) and 0 <= quantiles[0] and quantiles[-1] <= 2
+    assert float(report["intrinsic dimension grown"]) > 1  # type: ignore[arg-type]
+    assert "questions" in capsys.readouterr().out
+
+
+@pytest.mark.shared_data
+def test_partition_and_writer_bench_runs(pg_database: PgDatabase, real_cache: Path) -> None:
+    report = _bench("pg_partitions").main(
+        ["--rows", "3000", "--queries", "5", "--ef-search", "40", "--writers", "1", "2"]
+        + ["--per-writer", "1000", "--dsn", pg_database(), "--cache", str(real_cache)]
+        + ["--real-limit", "8"]
+    )
+    searches = report["searches"]
+    assert {(s["table"], s["partition"]) for s in searches} == {
+        ("one", "all"),
+        ("parts", "all"),
+        ("parts", "en"),
+        ("parts", "es"),
+        ("parts", "pt"),
+    }
+    assert all(0 <= s["recall10"] <= 1 and s["p50_ms"] > 0 for s in searches)
+    assert sum(s["rows"] for s in searches if s["partition"] in ("en", "es", "pt")) == 3000
+    assert set(report["writers"]) == {1, 2} and all(v > 0 for v in report["writers"].values())
+
+
+@pytest.mark.shared_data
+def test_hnsw_parameter_bench_runs(pg08_database: PgDatabase, real_cache: Path) -> None:
+    rows = _bench("pg_hnsw_params").main(
+        ["--rows", "1500", "--queries", "5", "--ef-search", "40", "--dsn", pg08_database()]
+        + ["--cache", str(real_cache), "--real-limit", "8"]
+    )
+    assert [(r["storage"], r["m"], r["ef_construction"]) for r in rows] == [
+        ("vector", 16, 64),
+        ("halfvec", 16, 64),
+        ("vector", 24, 100),
+        ("vector", 16, 128),
+    ]
+    halfvec, vector = rows[1], rows[0]
+    assert halfvec["index_mb"] < vector["index_mb"]  # half the bytes per element
+    assert all(r["recall10"] >= 0.8 for r in rows)

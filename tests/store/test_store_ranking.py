@@ -1,4 +1,5 @@
-"""Exact dense top-k and reciprocal rank fusion, checked against brute force."""
+"""Exact dense top-k (the small-store index) and reciprocal rank fusion,
+checked against brute force."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jw_rag.store import RRF_K, reciprocal_rank_fusion
-from jw_rag.store._dense import VectorMatrix, top_k
+from jw_rag.store._dense import DenseIndex, top_k
 
 
-def _matrix(n: int, dim: int, seed: int) -> VectorMatrix:
+def _matrix(n: int, dim: int, seed: int) -> DenseIndex:
     rng = np.random.default_rng(seed)
     m = rng.standard_normal((n, dim)).astype(np.float32)
     m /= np.linalg.norm(m, axis=1, keepdims=True)
     rowids = np.sort(rng.choice(10 * n + 10, size=n, replace=False)).astype(np.int64)
-    rows = [(int(r), m[i].tobytes()) for i, r in enumerate(rowids)]
-    return VectorMatrix.from_rows(rows, dim, changes=0)
+    index = DenseIndex.build(lambda: [(rowids, m)], dim, changes=0)
+    assert index is not None and index.matrix is not None
+    return index
 
 
 @settings(max_examples=60, deadline=None)

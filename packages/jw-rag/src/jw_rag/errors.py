@@ -9,6 +9,9 @@
     │   └── StaleIndexError    stored context changed after it was indexed
     └── GenerationError        a generation provider failed (used by the LLM chunker)
 
+    JwRagWarning (a UserWarning)  something works, but less well than it could
+                                  (e.g. an old pgvector on the server)
+
 Every message is one line that names the problem and, where there is one, the fix.
 ``ConfigError`` is also a ``ValueError`` so ``get_chunker("nope")`` raises ValueError.
 :func:`error_line` turns any exception, ours or one from deep inside a library,
@@ -23,6 +26,7 @@ __all__ = [
     "GenerationError",
     "IngestError",
     "JwRagError",
+    "JwRagWarning",
     "MissingDependencyError",
     "StaleIndexError",
     "StoreError",
@@ -33,6 +37,10 @@ __all__ = [
 
 class JwRagError(Exception):
     """Base of every error the toolkit raises on purpose."""
+
+
+class JwRagWarning(UserWarning):
+    """Something works, but less well than it could; the message says how to fix it."""
 
 
 class ConfigError(JwRagError, ValueError):

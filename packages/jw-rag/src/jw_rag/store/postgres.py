@@ -13,6 +13,7 @@ sources ingest in parallel from any number of processes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC
@@ -25,6 +26,7 @@ from jw_rag.errors import ConfigError, MissingDependencyError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._filters import SqlFilter
+from jw_rag.store._pg_breadth import EF_SEARCH_MAX, auto_breadth, pgvector_features
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
 from jw_rag.store._rows import ChunkRow, dump_metadata
@@ -43,7 +45,6 @@ if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
 
 __all__ = [
-    "DEFAULT_EF_SEARCH",
     "DEFAULT_INDEX_MEMORY",
     "DEFAULT_POOL_SIZE",
     "EXACT_BELOW",
@@ -64,10 +65,8 @@ _CREATE_HNSW = "CREATE INDEX IF NOT EXISTS jw_chunks_hnsw ON jw_chunks USING hns
 #: A filtered dense search that keeps fewer chunks than this scans them exactly
 #: (faster than a wide HNSW scan whose candidates the filter mostly drops).
 EXACT_BELOW = 5000
-#: HNSW search breadth (pgvector's default): higher finds more of the exact
-#: top k and costs latency; a search for more than this many uses ``k``.
-DEFAULT_EF_SEARCH = 40
-_EF_SEARCH_MAX = 1000  # pgvector's upper bound for hnsw.ef_search
+#: How long a table size estimate (for the automatic search breadth) is reused.
+_SIZE_TTL_S = 30.0
 _BATCH = 1000
 _SOURCE_SQL = source_sql("jw_", "%s")
 _COLUMNS = (
@@ -103,8 +102,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     is created (or migrated) on first open. ``embedder`` works as in
     :class:`~jw_rag.store.sqlite_store.SQLiteStore`: ``None`` creates the
     default at first use, so BM25-only use never loads a model.
-    ``ef_search`` trades dense-search latency for recall against exact search
-    (``benchmarks/store_scale.py`` measures both).
+    ``ef_search`` fixes HNSW's search breadth; by default (``None``) each
+    search picks it from ``k`` and the table's size
+    (:func:`~jw_rag.store._pg_breadth.auto_breadth`), which kept recall@10
+    against exact search at 0.95 or more up to a million chunks in
+    ``benchmarks/store_scale.py``. Opening checks the server's pgvector:
+    an error below 0.5 (no HNSW), a warning below 0.8 (no iterative index
+    scans for filtered searches).
     """
 
     def __init__(
@@ -114,17 +118,18 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         *,
         pool_size: int = DEFAULT_POOL_SIZE,
         connect_timeout: int = 10,
-        ef_search: int = DEFAULT_EF_SEARCH,
+        ef_search: int | None = None,
     ) -> None:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ConfigError(f"pool_size must be a positive integer, got {pool_size!r}")
-        if (
+        if ef_search is not None and (
             isinstance(ef_search, bool)
             or not isinstance(ef_search, int)
-            or not 1 <= ef_search <= _EF_SEARCH_MAX
+            or not 1 <= ef_search <= EF_SEARCH_MAX
         ):
             raise ConfigError(
-                f"ef_search must be an integer from 1 to {_EF_SEARCH_MAX}, got {ef_search!r}"
+                f"ef_search must be None (chosen per search) or an integer from 1 to "
+                f"{EF_SEARCH_MAX}, got {ef_search!r}"
             )
         super().__init__(embedder)
         self.ef_search = ef_search
@@ -133,6 +138,11 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 prepare(conn, self.where)
+                versions = conn.execute(
+                    "SELECT e.extversion, a.default_version FROM pg_extension e "
+                    "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
+                    "WHERE e.extname = 'vector'"
+                ).fetchone()
         except psycopg.OperationalError as exc:
             raise StoreError(
                 f"cannot connect to PostgreSQL at {self.where} ({_first_line(exc)}): "
@@ -144,10 +154,16 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 f"cannot open the store at {self.where} ({_first_line(exc)}): "
                 "check the database and the user's privileges"
             ) from None
+        if versions is None:  # prepare() creates it: only a concurrent DROP EXTENSION gets here
+            raise StoreError(
+                f"the pgvector extension is missing in {self.where}: run CREATE EXTENSION vector"
+            )
+        self.pgvector = pgvector_features(versions[0], versions[1], self.where)
         self._pool = ConnectionPool(
             dsn, min_size=1, max_size=pool_size, kwargs=kwargs, open=True, name="jw-rag"
         )
         self._defer_index = False
+        self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
 
     # -- connection and transactions -----------------------------------------
 
@@ -382,13 +398,37 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter:
         return pg_filters(filters)
 
+    def _table_rows(self, conn: psycopg.Connection) -> float:
+        """About how many chunks the table holds (planner and activity
+        statistics, no scan), remeasured every ``_SIZE_TTL_S`` seconds."""
+        rows, when = self._size
+        now = time.monotonic()
+        if now - when < _SIZE_TTL_S:
+            return rows
+        row = conn.execute(
+            "SELECT GREATEST(c.reltuples, COALESCE(s.n_live_tup, 0)) FROM pg_class c "
+            "LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid "
+            "WHERE c.oid = 'jw_chunks'::regclass"
+        ).fetchone()
+        rows = float(row[0]) if row and row[0] is not None else 0.0
+        self._size = (rows, now)
+        return rows
+
+    def _breadth(self, conn: psycopg.Connection, k: int) -> int:
+        if self.ef_search is not None:
+            return max(self.ef_search, min(k, EF_SEARCH_MAX))
+        return auto_breadth(self._table_rows(conn), k)
+
     def _dense(
         self, conn: psycopg.Connection, query_vector: Vectors, k: int, f: SqlFilter
     ) -> Ranked:
-        """Approximate (HNSW) top ``k`` by cosine; exact when that is cheaper or
-        the index cannot answer: a filter that keeps fewer than
-        ``EXACT_BELOW`` chunks, ``k`` above pgvector's search breadth, or a
-        filter that left fewer than ``k`` of the index's candidates."""
+        """Approximate (HNSW) top ``k`` by cosine at the breadth :meth:`_breadth`
+        picks; exact when that is cheaper or the index cannot answer: a filter
+        that keeps fewer than ``EXACT_BELOW`` chunks, ``k`` above pgvector's
+        search breadth, or a filter that left fewer than ``k`` of the index's
+        candidates. With pgvector 0.8 or later a filtered search scans the
+        index iteratively until ``k`` rows pass the filter; older servers
+        filter the widest breadth's candidates."""
         params = {"v": vector_literal(query_vector), "k": k, **dict(f.params)}
         select = "SELECT c.rowid, 1 - (c.embedding <=> %(v)s::vector) FROM jw_chunks c "
         where = f"WHERE c.embedding IS NOT NULL AND {f.where} "
@@ -399,18 +439,25 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 params,
             ).fetchone()
             selective = row is not None and row[0] < EXACT_BELOW
-        if k <= _EF_SEARCH_MAX and not selective:
-            breadth = _EF_SEARCH_MAX if f.active else max(self.ef_search, k)
-            conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(breadth),))
+        if k <= EF_SEARCH_MAX and not selective:
+            breadth = self._breadth(conn, k)
+            settings = "SELECT set_config('hnsw.ef_search', %s, true)"
+            if f.active and self.pgvector.iterative_scan:
+                settings += ", set_config('hnsw.iterative_scan', 'strict_order', true)"
+            elif f.active:  # no iterative scan (pgvector < 0.8): filter the widest breadth
+                breadth = EF_SEARCH_MAX
+            conn.execute(settings, (str(breadth),))
             rows = conn.execute(
                 select + where + "ORDER BY c.embedding <=> %(v)s::vector LIMIT %(k)s", params
             ).fetchall()
             if len(rows) == k or not f.active:
                 return [(r[0], float(r[1])) for r in rows]
-        # Ordering by (distance, rowid) is what no index provides: an exact scan.
+        # The exact scan orders by the score, an expression no index matches:
+        # ordering by the distance operator would let the planner walk the
+        # HNSW index (with an incremental sort for the rowid), which returns at
+        # most ef_search rows and misses filtered ones.
         rows = conn.execute(
-            select + where + "ORDER BY c.embedding <=> %(v)s::vector, c.rowid LIMIT %(k)s",
-            params,
+            select + where + "ORDER BY 2 DESC, c.rowid LIMIT %(k)s", params
         ).fetchall()
         return [(r[0], float(r[1])) for r in rows]
 

@@ -1,5 +1,7 @@
 """The embedded store: one SQLite file with chunks, vectors, parents and an
-FTS5 index; dense search is exact (numpy over a cached matrix).
+FTS5 index; dense search runs over an in-memory index of the vectors, exact
+for small stores and quantized with an exact re-rank for large ones (see
+:mod:`jw_rag.store._dense`).
 
 Every write runs in a single ``BEGIN IMMEDIATE`` transaction after the chunks
 were validated and embedded (see :mod:`jw_rag.store._base`): a slow embedder
@@ -26,10 +28,10 @@ import numpy.typing as npt
 
 from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag._wal import enable_wal
-from jw_rag.errors import StoreError
+from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
-from jw_rag.store._dense import VectorMatrix, top_k
+from jw_rag.store._dense import DEFAULT_EXACT_BELOW, DenseIndex, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata
 from jw_rag.store._schema import SCHEMA_VERSION, check_readable, prepare
@@ -44,6 +46,7 @@ __all__ = ["BUSY_TIMEOUT_MS", "HYBRID_DEPTH", "SQLiteStore"]
 #: How long a writer waits for another process's write transaction.
 BUSY_TIMEOUT_MS = 60_000
 _BATCH = 1000
+_VECTOR_BLOCK = 16_384  # vectors read per step while the dense index is built
 _CACHE_KIB = 65_536  # page cache per connection: big ingests and FTS merges stay in memory
 _IN_JSON = "IN (SELECT value FROM json_each(?))"
 _SOURCE_SQL = source_sql("", "?")
@@ -70,12 +73,27 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     created, migrated or written (an empty file is not a store). A store whose
     file or folder cannot be written is opened that way too, so searching it
     still works (``read_only`` is then True); a write then says why it cannot.
+
+    Dense search scores every vector exactly while the store holds fewer than
+    ``exact_below`` (default 50,000); above that it keeps compact codes of the
+    vectors in memory (about 0.28 of their float32 size) and re-ranks the best
+    candidates exactly, reading their vectors from the file.
     """
 
     def __init__(
-        self, path: str | Path, embedder: Embedder | None = None, *, read_only: bool = False
+        self,
+        path: str | Path,
+        embedder: Embedder | None = None,
+        *,
+        read_only: bool = False,
+        exact_below: int = DEFAULT_EXACT_BELOW,
     ) -> None:
+        if isinstance(exact_below, bool) or not isinstance(exact_below, int) or exact_below < 0:
+            raise ConfigError(
+                f"exact_below must be a non-negative integer (a number of vectors), got {exact_below!r}"
+            )
         super().__init__(embedder)
+        self.exact_below = exact_below
         self.path = Path(path).expanduser()
         self._label = str(self.path)
         if self.path.is_dir():
@@ -83,7 +101,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         self.read_only = read_only
         self._why_read_only = "opened for reading only"
         self._lock = threading.RLock()
-        self._matrix: VectorMatrix | None = None
+        self._matrix: DenseIndex | None = None
         self._conn = self._connect_read_only() if read_only else self._connect()
 
     # -- connection and transactions -----------------------------------------
@@ -366,8 +384,30 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter:
         return parse_filters(filters)
 
-    def _vector_matrix(self, conn: sqlite3.Connection) -> VectorMatrix | None:
-        """Every stored vector, cached until another write changes the file."""
+    @property
+    def vector_memory(self) -> int:
+        """Bytes the in-memory dense index holds (0 before the first dense search)."""
+        index = self._matrix
+        return 0 if index is None else index.nbytes
+
+    def _vector_blocks(self, conn: sqlite3.Connection, dim: int) -> Iterator[tuple[Any, Any]]:
+        """Every stored vector in rowid order, ``_VECTOR_BLOCK`` rows at a time."""
+        last = -1
+        while True:
+            rows = conn.execute(
+                "SELECT chunk_rowid, vector FROM vectors WHERE chunk_rowid > ? "
+                "ORDER BY chunk_rowid LIMIT ?",
+                (last, _VECTOR_BLOCK),
+            ).fetchall()
+            if not rows:
+                return
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+            yield ids, matrix.reshape(len(rows), dim)
+            last = int(ids[-1])
+
+    def _dense_index(self, conn: sqlite3.Connection) -> DenseIndex | None:
+        """The dense index of every stored vector, cached until another write changes the file."""
         meta = self._meta(conn)
         changes = int(meta["changes"])
         if self._matrix is not None and self._matrix.changes == changes:
@@ -378,26 +418,33 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             return None
         if stored != self.embedder.model_id:
             raise self._model_error(stored)
-        rows = conn.execute(
-            "SELECT chunk_rowid, vector FROM vectors ORDER BY chunk_rowid"
-        ).fetchall()
-        if not rows:
-            return None
-        self._matrix = VectorMatrix.from_rows(rows, int(meta["dim"]), changes)
+        dim = int(meta["dim"])
+        self._matrix = DenseIndex.build(
+            lambda: self._vector_blocks(conn, dim), dim, changes, self.exact_below
+        )
         return self._matrix
+
+    def _fetch_by_rowid(self, conn: sqlite3.Connection, rowids: Any) -> tuple[Any, Any]:
+        rows = conn.execute(
+            f"SELECT chunk_rowid, vector FROM vectors WHERE chunk_rowid {_IN_JSON}",
+            (json.dumps(rowids.tolist()),),
+        ).fetchall()
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        return ids, matrix.reshape(len(rows), -1)
 
     def _dense(
         self, conn: sqlite3.Connection, query_vector: Vectors, k: int, f: SqlFilter
     ) -> Ranked:
-        vm = self._vector_matrix(conn)
-        if vm is None:
+        index = self._dense_index(conn)
+        if index is None:
             return []
         positions = None
         if f.active:
             found = conn.execute(f"SELECT c.rowid FROM chunks c WHERE {f.where}", f.params)
             rowids = np.fromiter((r[0] for r in found), dtype=np.int64)
-            positions = vm.positions(np.sort(rowids))
-        return top_k(vm, query_vector, k, positions)
+            positions = index.positions(np.sort(rowids))
+        return top_k(index, query_vector, k, positions, lambda ids: self._fetch_by_rowid(conn, ids))
 
     def _bm25(self, conn: sqlite3.Connection, query: str, k: int, f: SqlFilter) -> Ranked:
         """Scored ``-bm25()`` (higher is better)."""
