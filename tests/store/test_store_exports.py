@@ -16,6 +16,7 @@ def test_exported_members() -> None:
         "SearchHit",
         "SearchMode",
         "Store",
+        "before_writes",
         "open_store",
         "reciprocal_rank_fusion",
     ]

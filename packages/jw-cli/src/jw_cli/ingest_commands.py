@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -47,7 +47,7 @@ class CountingStore:
         self._inner = inner
         self._advance = advance
 
-    def replace_source(self, source_id: str, chunks: Sequence[Chunk], **kwargs: Any) -> bool:
+    def replace_source(self, source_id: str, chunks: Iterable[Chunk], **kwargs: Any) -> bool:
         changed = self._inner.replace_source(source_id, chunks, **kwargs)
         self._advance(1)
         return changed

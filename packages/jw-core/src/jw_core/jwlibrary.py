@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jw_core._bounded import MAX_TEXT_BYTES
 from jw_core.jwpub import (
     JwFormatError,
+    member_database,
     open_archive,
     read_manifest,
-    read_member,
-    readonly_database,
     table_columns,
 )
 
@@ -314,23 +314,46 @@ def read_jw_library_backup(path: str | Path) -> JwLibraryBackup:
     with archive:
         manifest = _manifest(archive, name)
         member = _database_member(archive, manifest, name)
-        data = read_member(archive, member, name)
-    with readonly_database(data, f"{name}: {member}") as conn:
-        reader = _Reader(conn)
-        note_cols = reader.cols("Note")
-        if not note_cols & {"Title", "Content"}:
-            found = "no Note table" if not note_cols else "a Note table without Title or Content"
-            raise JwFormatError(
-                f"{name}: unknown JW Library schema ({found}); this backup's app version "
-                "is not supported"
-            )
-        locations = _locations(reader)
-        ranges = _block_ranges(reader)
-        notes = _notes(reader, locations, ranges)
-        highlights = _highlights(reader, locations, ranges)
-        tags = tuple(str(r["Name"]) for r in reader.rows("Tag", ("Name",)) if r["Name"])
-        skipped = tuple(t for t in _OPTIONAL_TABLES if not reader.has(t))
-        version = _schema_version(manifest, conn)
+        with member_database(archive, member, name) as conn:
+            return _read_backup(conn, p, manifest)
+
+
+def _check_note_sizes(conn: sqlite3.Connection, columns: set[str], name: str) -> None:
+    """Refuse a note whose title and text hold more than :data:`MAX_TEXT_BYTES`,
+    measured in the database before any note is read."""
+    sizes = " + ".join(
+        f"COALESCE(length(CAST({c} AS BLOB)), 0)" for c in ("Title", "Content") if c in columns
+    )
+    guid = "Guid" if "Guid" in columns else "NULL"
+    row = conn.execute(
+        f"SELECT {guid}, {sizes} AS size FROM Note WHERE {sizes} > ? LIMIT 1", (MAX_TEXT_BYTES,)
+    ).fetchone()
+    if row is not None:
+        raise JwFormatError(
+            f"{name}: note {row[0] or '(no guid)'} holds {row[1] // 1024**2} MiB of text, more "
+            f"than the {MAX_TEXT_BYTES // 1024**2} MiB one note may hold; shorten or split "
+            "it in JW Library and back up again"
+        )
+
+
+def _read_backup(conn: sqlite3.Connection, p: Path, manifest: dict[str, Any]) -> JwLibraryBackup:
+    name = str(p)
+    reader = _Reader(conn)
+    note_cols = reader.cols("Note")
+    if not note_cols & {"Title", "Content"}:
+        found = "no Note table" if not note_cols else "a Note table without Title or Content"
+        raise JwFormatError(
+            f"{name}: unknown JW Library schema ({found}); this backup's app version "
+            "is not supported"
+        )
+    _check_note_sizes(conn, note_cols, name)
+    locations = _locations(reader)
+    ranges = _block_ranges(reader)
+    notes = _notes(reader, locations, ranges)
+    highlights = _highlights(reader, locations, ranges)
+    tags = tuple(str(r["Name"]) for r in reader.rows("Tag", ("Name",)) if r["Name"])
+    skipped = tuple(t for t in _OPTIONAL_TABLES if not reader.has(t))
+    version = _schema_version(manifest, conn)
     return JwLibraryBackup(
         path=p,
         manifest=manifest,

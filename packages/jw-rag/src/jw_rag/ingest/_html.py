@@ -16,7 +16,7 @@ import lxml.etree
 import lxml.html
 
 from jw_rag.errors import IngestError
-from jw_rag.ingest._source import clean_controls, decode_text, looks_binary
+from jw_rag.ingest._source import check_text_size, clean_controls, decode_text, looks_binary
 from jw_rag.model import Paragraph
 
 __all__ = [
@@ -54,6 +54,7 @@ def clean_text(text: str) -> str:
 
 def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
     """The document root of HTML ``data``; empty, binary or undecodable input is refused."""
+    check_text_size(len(data), name)
     if not data.strip():
         raise IngestError(f"{name} is empty; pass a page with content")
     if looks_binary(data):
@@ -125,9 +126,15 @@ def element_text(el: lxml.etree._Element, *, keep_whitespace: bool = False) -> s
 
 
 def _strip_number(text: str, number: str) -> str:
-    """``text`` without a leading visible paragraph number equal to ``number``."""
-    m = re.match(rf"{re.escape(number)}(?:\.)?\s+", text)
-    return text[m.end() :] if m and number.isdigit() else text
+    """``text`` without a leading visible paragraph number equal to ``number``
+    (digits, an optional period, then whitespace). Compared as a prefix, never
+    compiled into a pattern: an id can be as long as the page."""
+    if not number.isdigit() or not text.startswith(number):
+        return text
+    rest = text[len(number) :]
+    rest = rest.removeprefix(".")
+    kept = rest.lstrip()
+    return kept if len(kept) < len(rest) else text
 
 
 def _has_block(el: lxml.etree._Element) -> bool:

@@ -12,7 +12,7 @@ is unknown.
 Size: a local source must be a regular file (not a device, FIFO or socket)
 of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream,
 decoded here (gzip or deflate) a MiB at a time, and stops at
-:data:`MAX_SOURCE_BYTES` of decoded body, at a body that unpacks more than
+:data:`MAX_TEXT_BYTES` of decoded body (a page is text), at a body that unpacks more than
 :data:`MAX_RATIO` times what came over the wire, or at :data:`FETCH_DEADLINE`
 seconds in all, whichever comes first (a caller may set the size cap and the
 deadline for a block of code with :func:`fetch_limits`); an archive whose members would
@@ -44,6 +44,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from jw_core._bounded import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
 from jw_rag.errors import ConfigError, IngestError
 
 __all__ = [
@@ -57,9 +58,11 @@ __all__ = [
     "MAX_RATIO",
     "MAX_REDIRECTS",
     "MAX_SOURCE_BYTES",
+    "MAX_TEXT_BYTES",
     "MAX_UNPACKED_BYTES",
     "Loaded",
     "check_archive",
+    "check_text_size",
     "clean_controls",
     "decode_text",
     "fetch_url",
@@ -80,6 +83,8 @@ FETCH_DEADLINE = 60.0
 MAX_REDIRECTS = 10
 #: The largest source read or fetched, in bytes.
 MAX_SOURCE_BYTES = 256 * 1024 * 1024
+#: The most text or markup one source (a page, a text or Markdown file) may hold.
+MAX_TEXT_BYTES = _MAX_TEXT_BYTES
 #: The most an archive's members may unpack to, in bytes, in all.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 #: The highest unpacked-to-packed ratio of an archive member worth reading.
@@ -126,9 +131,11 @@ def fetch_limits(max_bytes: int | None = None, deadline: float | None = None) ->
 
 
 def _limits() -> tuple[int, float]:
+    """``(max_bytes, deadline)`` of a fetch: a fetched page is text, so it stops
+    at :data:`MAX_TEXT_BYTES` whatever larger cap was set."""
     max_bytes, deadline = _FETCH_LIMITS.get()
     return (
-        MAX_SOURCE_BYTES if max_bytes is None else max_bytes,
+        min(MAX_SOURCE_BYTES if max_bytes is None else max_bytes, MAX_TEXT_BYTES),
         FETCH_DEADLINE if deadline is None else deadline,
     )
 
@@ -182,6 +189,16 @@ def read_path(path: str | Path) -> Loaded:
     if len(data) > MAX_SOURCE_BYTES:
         raise IngestError(f"{p} is larger than {_mib(MAX_SOURCE_BYTES)}; split it before ingesting")
     return Loaded(data=data, name=str(p), path=p)
+
+
+def check_text_size(size: int, name: str) -> None:
+    """Refuse a source of more than :data:`MAX_TEXT_BYTES` of text or markup
+    before it is decoded or parsed (each step costs several times its size)."""
+    if size > MAX_TEXT_BYTES:
+        raise IngestError(
+            f"{name} holds {_mib(size)} of text, more than the {_mib(MAX_TEXT_BYTES)} one "
+            "source may hold; split it into smaller files"
+        )
 
 
 def _mib(n: int) -> str:
@@ -336,17 +353,16 @@ def _read_body(
     (``limits`` is ``(max_bytes, seconds)``)."""
     max_bytes, seconds = limits
     inflater = _decoder(url, response)
-    parts: list[bytes] = []
-    size = wire = 0
+    body = bytearray()  # grown in place: no list of pieces joined into a second copy
+    wire = 0
     for chunk in chain(response.iter_raw(), [b""]):  # b"": what the inflater still holds
         wire += len(chunk)
         for part in _decoded(url, inflater, chunk):
-            size += len(part)
-            _check_body(url, size, wire, max_bytes)
-            parts.append(part)
+            _check_body(url, len(body) + len(part), wire, max_bytes)
+            body += part
         if time.monotonic() > deadline:
             raise _past_deadline(url, seconds)
-    return b"".join(parts)
+    return bytes(body)
 
 
 def _check_body(url: str, size: int, wire: int, max_bytes: int) -> None:

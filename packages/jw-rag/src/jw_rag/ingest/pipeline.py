@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
@@ -22,7 +23,7 @@ from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store.protocol import Store
-from jw_rag.windows import DEFAULT_WINDOW_CHARS, window_units
+from jw_rag.windows import DEFAULT_WINDOW_CHARS, iter_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
@@ -207,7 +208,7 @@ def ingest_documents(
     results = []
     for doc, chunks, parents in prepared:
         extra: dict[str, Any] = {"parents": parents} if parents else {}
-        units = [*chunks, *window_units(chunks, doc.paragraphs, max_chars=windows)]
+        units = chain(chunks, iter_window_units(chunks, doc.paragraphs, max_chars=windows))
         changed = store.replace_source(
             doc.source_id,
             units,

@@ -8,6 +8,7 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
 from jw_rag.ingest._source import (
     Loaded,
+    check_text_size,
     decode_text,
     looks_binary,
     read_path,
@@ -21,7 +22,8 @@ __all__ = ["ingest_text", "parse_text", "parse_text_bytes", "read_text", "split_
 
 
 def read_text(loaded: Loaded, what: str = "text") -> str:
-    """The decoded text of ``loaded``; empty or binary input is refused."""
+    """The decoded text of ``loaded``; empty, binary or oversized input is refused."""
+    check_text_size(len(loaded.data), loaded.name)
     if looks_binary(loaded.data):
         raise IngestError(f"{loaded.name} holds binary data, not {what}; check the file")
     text = decode_text(loaded.data, loaded.name).replace("\r\n", "\n").replace("\r", "\n")

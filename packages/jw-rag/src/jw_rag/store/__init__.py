@@ -4,6 +4,7 @@
 the embedded default (one file, no server).
 """
 
+from jw_rag.store._base import before_writes
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import open_store
@@ -17,6 +18,7 @@ __all__ = [
     "SearchHit",
     "SearchMode",
     "Store",
+    "before_writes",
     "open_store",
     "reciprocal_rank_fusion",
 ]

@@ -5,15 +5,18 @@ reads in the order asked for, and the assembly of ``stats``.
 A backend subclasses :class:`StoreCore` and supplies its transactions
 (``_reading``/``_writing``), its queries and its row I/O (the abstract
 methods below). Writes follow one rule whatever the backend: validate and
-embed first, then write everything in one transaction, so a slow embedder
-holds no locks and an exception leaves the store as it was.
+embed first, a batch at a time (batches past the first wait in an anonymous
+temporary file, :mod:`jw_rag.store._staging`), then write everything in one
+transaction, so a slow embedder holds no locks, a source of any size costs
+the memory of one batch, and an exception leaves the store as it was.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
@@ -31,8 +34,8 @@ from jw_rag.store._rows import (
     check_source_metadata,
     check_unique,
     dump_metadata,
-    encode_chunks,
 )
+from jw_rag.store._staging import Staged
 from jw_rag.store.protocol import SearchHit, SearchMode
 from jw_rag.windows import WINDOW_CHUNKER
 
@@ -41,7 +44,15 @@ if TYPE_CHECKING:  # the embed package is only needed for its types here
 
     from jw_rag.embed.protocol import Embedder, Vectors
 
-__all__ = ["HYBRID_DEPTH", "Counts", "Ranked", "SourceRow", "StoreCore", "source_sql"]
+__all__ = [
+    "HYBRID_DEPTH",
+    "Counts",
+    "Ranked",
+    "SourceRow",
+    "StoreCore",
+    "before_writes",
+    "source_sql",
+]
 
 #: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
 HYBRID_DEPTH = 50
@@ -73,6 +84,31 @@ class Counts:
     chunker_versions: list[tuple[str | None, str | None, int]]
     #: ``(source_id, language, count)`` of window units (already counted above).
     windows: list[tuple[str, str | None, int]] = field(default_factory=list)
+
+
+_BEFORE_WRITE: ContextVar[Callable[[], None] | None] = ContextVar(
+    "jw_rag_before_write", default=None
+)
+
+
+@contextmanager
+def before_writes(callback: Callable[[], None]) -> Iterator[None]:
+    """Within the block, ``callback()`` runs when a write's chunks are all
+    embedded and its transaction is about to start (``add`` and
+    ``replace_source``); an exception it raises abandons the write, which then
+    leaves the store as it was. A server uses it to stop cutting a call at its
+    deadline once the write begins."""
+    token = _BEFORE_WRITE.set(callback)
+    try:
+        yield
+    finally:
+        _BEFORE_WRITE.reset(token)
+
+
+def _write_begins() -> None:
+    callback = _BEFORE_WRITE.get()
+    if callback is not None:
+        callback()
 
 
 class _Unchanged(Exception):
@@ -273,13 +309,23 @@ class StoreCore(ABC, Generic[ConnT]):
             )
         return vectors
 
-    def _prepare_rows(self, chunks: Sequence[Chunk]) -> tuple[list[ChunkRow], Vectors]:
-        rows = encode_chunks(chunks)
-        if not rows:  # nothing to embed: do not even create the default embedder
-            return rows, np.zeros((0, 0), dtype=np.float32)
-        with self._reading() as conn:
-            self._check_model(conn)
-        return rows, self._embed([r.embed_input for r in rows])
+    def _stage(
+        self, chunks: Iterable[Chunk], check: Callable[[Chunk], None] = lambda _c: None
+    ) -> Staged:
+        """``chunks`` validated, encoded and embedded a batch at a time before any
+        write (see :mod:`jw_rag.store._staging`); the model is checked once, and
+        not even created when there is nothing to embed."""
+        checked = False
+
+        def embed(rows: list[ChunkRow]) -> Vectors:
+            nonlocal checked
+            if not checked:
+                with self._reading() as conn:
+                    self._check_model(conn)
+                checked = True
+            return self._embed([r.embed_input for r in rows])
+
+        return Staged.build(chunks, embed, check)
 
     def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or ``None`` when the store holds no vectors yet."""
@@ -293,20 +339,24 @@ class StoreCore(ABC, Generic[ConnT]):
 
     # -- writing ------------------------------------------------------------
 
-    def add(self, chunks: Sequence[Chunk]) -> int:
+    def add(self, chunks: Iterable[Chunk]) -> int:
         """Add (or overwrite, by id) ``chunks``; returns how many were written."""
-        rows, vectors = self._prepare_rows(chunks)
-        if not rows:
-            return 0
-        with self._writing() as conn:
-            self._insert_rows(conn, rows, vectors)
-            self._touch_sources(conn, sorted({r.chunk.source_id for r in rows}))
-        return len(rows)
+        with self._stage(chunks) as staged:
+            if not staged.rows:
+                return 0
+            _write_begins()
+            with self._writing() as conn:
+                sources: set[str] = set()
+                for rows, vectors in staged.batches():
+                    self._insert_rows(conn, rows, vectors)
+                    sources.update(r.chunk.source_id for r in rows)
+                self._touch_sources(conn, sorted(sources))
+            return staged.rows
 
     def replace_source(
         self,
         source_id: str,
-        chunks: Sequence[Chunk],
+        chunks: Iterable[Chunk],
         *,
         content_hash: str | None = None,
         parents: Sequence[Chunk] = (),
@@ -315,32 +365,40 @@ class StoreCore(ABC, Generic[ConnT]):
         """Atomically replace every chunk and parent of ``source_id``.
 
         Returns ``False`` and writes nothing when ``content_hash`` equals the
-        hash stored by the previous ingest of that source.
+        hash stored by the previous ingest of that source. ``chunks`` may be
+        any iterable (a generator too): it is read once, a batch at a time, and
+        embedded before the write transaction starts.
         """
-        for c in [*chunks, *parents]:
+
+        def belongs(c: Any) -> None:
             if getattr(c, "source_id", None) != source_id:
                 raise ConfigError(
                     f"chunk {getattr(c, 'id', c)!r} belongs to source "
                     f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
                 )
+
+        for p in parents:
+            belongs(p)
         check_unique(parents, "parent")
         meta_json = check_source_metadata(source_id, source_metadata)
         if content_hash is not None:
             with self._reading() as conn:
                 if self._stored_hash(conn, source_id) == content_hash:
                     return False
-        rows, vectors = self._prepare_rows(chunks)
-        try:
-            with self._writing() as conn:
-                stored = self._claim_source(conn, source_id, rows)
-                if content_hash is not None and stored == content_hash:
-                    raise _Unchanged  # another process ingested it meanwhile: roll back
-                self._delete_source_rows(conn, source_id)
-                self._insert_rows(conn, rows, vectors)
-                self._write_parents(conn, parents)
-                self._record_source(conn, source_id, content_hash, meta_json)
-        except _Unchanged:
-            return False
+        with self._stage(chunks, belongs) as staged:
+            _write_begins()
+            try:
+                with self._writing() as conn:
+                    stored = self._claim_source(conn, source_id, staged.first_rows())
+                    if content_hash is not None and stored == content_hash:
+                        raise _Unchanged  # another process ingested it meanwhile: roll back
+                    self._delete_source_rows(conn, source_id)
+                    for rows, vectors in staged.batches():
+                        self._insert_rows(conn, rows, vectors)
+                    self._write_parents(conn, parents)
+                    self._record_source(conn, source_id, content_hash, meta_json)
+            except _Unchanged:
+                return False
         return True
 
     def delete_source(self, source_id: str) -> int:

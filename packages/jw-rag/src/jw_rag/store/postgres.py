@@ -268,7 +268,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         self, conn: psycopg.Connection, rows: list[ChunkRow], vectors: Vectors
     ) -> None:
         """Insert (or overwrite by id) ``rows``: COPY into a staging table, then
-        one INSERT, which also maintains the HNSW and full-text indexes."""
+        one INSERT, which also maintains the HNSW and full-text indexes (the
+        staging table is dropped after it, for the write's next batch)."""
         if not rows:
             return
         self._fix_dimension(conn, self.embedder)
@@ -286,6 +287,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             f"INSERT INTO jw_chunks ({_COLUMNS}) SELECT {_COLUMNS} FROM jw_stage "
             f"ON CONFLICT (id) DO UPDATE SET {updates}"
         )
+        conn.execute("DROP TABLE jw_stage")  # a write may insert several batches
 
     def _write_parents(self, conn: psycopg.Connection, parents: Sequence[Chunk]) -> None:
         if not parents:

@@ -1,0 +1,222 @@
+"""Inputs under every size cap whose memory used to grow far past them, each run
+in a fresh process under a 1 GiB address-space cap (tests/robust/hostile_child.py,
+or the MCP server with the same cap): the child's peak resident size stays
+under 500 MB, and the input is either stored or refused in one line.
+
+What bounds them: a paragraph id is compared as a prefix, never compiled into
+a pattern; one source holds at most ``MAX_TEXT_BYTES`` of text (a note is
+measured in the backup's database before it is read, a fetched page stops
+there); the store embeds and writes a source a batch at a time, window units
+made as they are written; ``jw rag chunk --json`` writes a chunk at a time."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import http.server
+import io
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from hostile_files import snapshot
+from jw_formats_builder import Note, write_backup
+from mcp_client import connect
+from test_hostile_bounds import (
+    CAP_BYTES,
+    GOOD_TEXT,
+    PEAK_LIMIT_KIB,
+    assert_one_line_errors,
+    ingest,
+    run_child,
+)
+
+from jw_cli.app import main
+from jw_rag.ingest import MAX_TEXT_BYTES
+
+MB = 1_000_000
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    path = tmp_path / "store.sqlite"
+    (tmp_path / "kept.txt").write_text(GOOD_TEXT, "utf-8")
+    assert main(["--store", str(path), "rag", "ingest", "text", str(tmp_path / "kept.txt")]) == 0
+    return path
+
+
+def _varied_lines(total: int, template: str, every: int, seed: int) -> str:
+    """About ``total`` characters of ``template`` lines, one in ``every`` with a
+    random number: compresses about 100 times, under the 200 a bomb has."""
+    rng = random.Random(seed)
+    plain = template.format(0)
+    block = "".join(
+        template.format(rng.randrange(10**6)) if i % every == 0 else plain for i in range(20_000)
+    )
+    return block * (total // len(block) + 1)
+
+
+def test_a_page_whose_paragraph_id_is_10_mb(tmp_path: Path, store: Path) -> None:
+    page = tmp_path / "pid.html"
+    pid = "1" * 9_900_000
+    page.write_text(f'<html><body><article><p data-pid="{pid}">One paragraph.</p></article>'
+                    "</body></html>", "utf-8")  # fmt: skip
+    child = run_child(tmp_path, [ingest(store, "article", page)], deadline=120)
+    (run,) = child.runs
+    assert run["code"] == 0 and "pid: 1 chunks" in run["out"], run
+    assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
+
+
+def test_a_leading_paragraph_number_is_still_stripped(tmp_path: Path) -> None:
+    from jw_rag.ingest import parse_article
+
+    page = tmp_path / "n.html"
+    page.write_text('<html><body><article><p data-pid="12">12. Text.</p><p data-pid="3">3Text'
+                    '</p><p data-pid="4">4 \u00a0Four.</p></article></body></html>', "utf-8")  # fmt: skip
+    assert [p.text for p in parse_article(page).paragraphs] == ["Text.", "3Text", "Four."]
+
+
+def test_a_backup_holding_a_200_mb_note(tmp_path: Path, store: Path) -> None:
+    note = _varied_lines(200 * MB, "gardens need water every morning and the soil keeps it {}\n",
+                         24, seed=3)  # fmt: skip
+    backup = write_backup(tmp_path / "big.jwlibrary", [Note("big-note", "Big", note)])
+    del note
+    assert backup.stat().st_size < 4 * MB
+    before = snapshot(store)
+    child = run_child(tmp_path, [ingest(store, "backup", backup)], deadline=120)
+    assert_one_line_errors(child, "note big-note holds 190 MiB of text, more than the 32 MiB")
+    assert snapshot(store) == before
+
+
+def test_a_backup_whose_notes_are_under_the_cap_is_stored(tmp_path: Path, store: Path) -> None:
+    notes = [
+        Note(f"n{i}", f"Note {i}", f"Water the garden {i}.\nThe soil keeps it.") for i in range(3)
+    ]
+    backup = write_backup(tmp_path / "small.jwlibrary", notes)
+    child = run_child(tmp_path, [ingest(store, "backup", backup)], deadline=120)
+    (run,) = child.runs
+    assert run["code"] == 0 and run["out"].count("(stored)") == 3, run
+
+
+class _GzipPage(http.server.BaseHTTPRequestHandler):
+    """``/page``: about 1 MB of gzip that decodes to 210 MB of paragraphs."""
+
+    body = b""
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+_PEAK_AT_EXIT = """
+import atexit, resource
+resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+def _peak():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmHWM'):
+            open({out!r}, 'w').write(line.split()[1])
+atexit.register(_peak)
+"""
+
+
+def test_a_1_mb_gzip_page_in_the_mcp_server(
+    tmp_path: Path, http_pages: Callable[[type[http.server.BaseHTTPRequestHandler]], str]
+) -> None:
+    html = _varied_lines(210 * MB, "<p>Gardens need water every morning, {}.</p>\n", 38, seed=5)
+    _GzipPage.body = gzip.compress(("<html><body><article>" + html).encode(), compresslevel=6)
+    del html
+    assert len(_GzipPage.body) < 3 * MB
+    url = http_pages(_GzipPage) + "/page"
+    peak = tmp_path / "peak"
+    prelude = _PEAK_AT_EXIT.format(cap=CAP_BYTES, out=str(peak))
+
+    async def call() -> tuple[bool, object]:
+        args = ("--allow-private-urls", "--call-timeout", "120", "--fetch-timeout", "100")
+        async with connect(tmp_path, *args, prelude=prelude) as client:
+            return await client.call("ingest_article", url_or_path=url)
+
+    is_error, text = anyio.run(call)
+    assert is_error and "\n" not in str(text), text
+    assert f"the page is larger than {MAX_TEXT_BYTES // 2**20} MiB" in str(text), text
+    assert int(peak.read_text()) < PEAK_LIMIT_KIB
+    assert (
+        not (tmp_path / "store.sqlite").exists()
+        or snapshot(tmp_path / "store.sqlite")["chunks"] == 0
+    )
+
+
+def _paragraphs(n: int) -> str:
+    return "\n\n".join(
+        f"Paragraph {i} says that gardens need water and that the soil keeps it well."
+        for i in range(n)
+    )
+
+
+def test_a_20_mb_text_of_250k_paragraphs(tmp_path: Path) -> None:
+    text = tmp_path / "big.txt"
+    text.write_text(_paragraphs(250_000), "utf-8")
+    assert text.stat().st_size > 19 * MB
+    other = tmp_path / "other.sqlite"
+    child = run_child(tmp_path, [ingest(other, "text", text)], deadline=900)
+    (run,) = child.runs
+    assert run["code"] == 0 and "big: 125000 chunks" in run["out"], run
+    assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
+    assert snapshot(other)["chunks"] > 125_000  # the chunks and their window units
+
+
+def test_chunk_json_of_the_same_text_is_written_as_it_goes(tmp_path: Path) -> None:
+    text, out = tmp_path / "big.txt", tmp_path / "out.json"
+    text.write_text(_paragraphs(250_000), "utf-8")
+    code = (  # stdout to a file: the harness would otherwise hold it in memory
+        "import sys\nfrom jw_cli.app import main\n"
+        f"with open({str(out)!r}, 'w', encoding='utf-8') as sys.stdout:\n"
+        f"    code = main(['rag', 'chunk', {str(text)!r}, '--json'])\n"
+        "sys.stdout = sys.__stdout__\nassert code == 0, code\n"
+    )
+    child = run_child(tmp_path, [{"python": code}], deadline=600)
+    (run,) = child.runs
+    assert run["error"] is None and run["err"] == "", run
+    assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
+    assert len(json.loads(out.read_text("utf-8"))[0]["chunks"]) == 125_000
+
+
+def test_chunk_json_is_exactly_the_whole_document_dumped(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text('Water "quoted"\nline.\n\nSecond ¿paragraph?', "utf-8")
+    (folder / "b.txt").write_text("Only one.", "utf-8")
+    from jw_cli.rag_commands import finite
+    from jw_cli.views import chunk_dict
+    from jw_rag.ingest import chunk_document, load_documents
+
+    whole = [
+        {"source_id": d.source_id, "chunks": [chunk_dict(c) for c in chunk_document(d)]}
+        for d in load_documents(str(folder))
+    ]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["rag", "chunk", str(folder), "--json"]) == 0
+    assert out.getvalue() == json.dumps(finite(whole), ensure_ascii=False, indent=2) + "\n"
+    assert json.loads(out.getvalue())[1]["chunks"][0]["text"] == "Only one."
+
+
+def test_a_text_over_the_cap_is_refused_before_it_is_decoded(tmp_path: Path, store: Path) -> None:
+    big = tmp_path / "over.txt"
+    big.write_text(_paragraphs(450_000), "utf-8")
+    assert big.stat().st_size > MAX_TEXT_BYTES
+    before = snapshot(store)
+    child = run_child(tmp_path, [ingest(store, "text", big), ingest(store, "markdown", big)],
+                      deadline=120)  # fmt: skip
+    assert_one_line_errors(child, "more than the 32 MiB one source may hold; split it")
+    assert snapshot(store) == before
