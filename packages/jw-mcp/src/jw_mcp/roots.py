@@ -43,7 +43,10 @@ def confined_path(
     candidate = Path(path).expanduser()
     if not candidate.is_absolute():
         candidate = roots[0] / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except RuntimeError as exc:  # Python 3.11 reports a symbolic link loop so
+        raise ConfigError(f"{path} is a loop of symbolic links: pass the file itself") from exc
     if not any(resolved.is_relative_to(root) for root in roots):
         names = ", ".join(str(r) for r in roots)
         raise ConfigError(

@@ -262,6 +262,11 @@ def fetch_url(url: str) -> Loaded:
             f"{url}: timed out after {step:g} s; try again later or download "
             "the page and pass the file path"
         ) from exc
+    except httpx.InvalidURL as exc:  # the address given, or a redirect's, is malformed
+        raise IngestError(
+            f"{url}: not a valid address ({exc}); check the URL, or download the page and "
+            "pass the file path"
+        ) from exc
     except httpx.HTTPError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise IngestError(

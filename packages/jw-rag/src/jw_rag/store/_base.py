@@ -404,9 +404,15 @@ class StoreCore(ABC, Generic[ConnT]):
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and
         parents; returns the number of chunks (window units not counted)."""
-        with self._writing() as conn:
-            n = self._delete_source_rows(conn, source_id)
-            self._forget_source(conn, source_id)
+        try:
+            with self._writing() as conn:
+                known = self._source_row(conn, source_id) is not None
+                n = self._delete_source_rows(conn, source_id)
+                if not known and not n:
+                    raise _Unchanged  # nothing of it stored: the store stays as it was
+                self._forget_source(conn, source_id)
+        except _Unchanged:
+            return 0
         return n
 
     def add_parents(self, parents: Sequence[Chunk]) -> int:
