@@ -4,7 +4,8 @@ unknown chunker option was reported as a Python ``TypeError``; a verse marker
 that is a digit but no number (``²``, or thousands of digits) ended the Bible
 reader with ``ValueError``; over MCP a loop of symbolic links was a bare
 "Error executing tool"; a malformed URL (``http://[::1``) was a traceback in
-``jw`` and a bare error over MCP."""
+``jw`` and a bare error over MCP; an empty path named the current folder (the
+CLI ingested the folder it ran in, the MCP server its first root, whole)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,28 @@ def test_a_malformed_url_is_one_line(url: str) -> None:
         fetch_url(url)
     assert str(caught.value).startswith(f"{url}: not a valid address (Invalid port: ")
     assert "\n" not in str(caught.value)
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jw_mcp.roots import allowed_roots, confined_source
+    from jw_rag.ingest import load_documents, load_folder
+
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "here.txt").write_text("A file in the current folder.\n", "utf-8")
+    store = tmp_path / "s.sqlite"
+    for argv in (["rag", "ingest", "text", ""], ["rag", "ingest", "text", " ", "--skip-bad"],
+                 ["rag", "chunk", ""]):  # fmt: skip
+        code, err = _jw("--store", str(store), *argv)
+        assert code == 1 and err.count("\n") == 1, (argv, err)
+    assert _jw("--store", str(store), "rag", "ingest", "text", "")[1] == (
+        "error: the path is empty; pass a file, a folder or an http(s) URL\n"
+    )
+    assert not store.exists()
+    for call in (load_documents, load_folder):
+        with pytest.raises(IngestError, match="the path is empty"):
+            call("")
+    with pytest.raises(ConfigError, match="the path is empty: pass a file under the allowed"):
+        confined_source("", allowed_roots([str(tmp_path)]), None)

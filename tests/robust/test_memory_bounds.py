@@ -220,3 +220,109 @@ def test_a_text_over_the_cap_is_refused_before_it_is_decoded(tmp_path: Path, sto
                       deadline=120)  # fmt: skip
     assert_one_line_errors(child, "more than the 32 MiB one source may hold; split it")
     assert snapshot(store) == before
+
+
+# -- the store's write path, a batch at a time ---------------------------------
+
+
+def _chunks(source: str, n: int, *, fail_at: int | None = None, dup_at: int | None = None):  # type: ignore[no-untyped-def]
+    from jw_rag.model import Chunk
+
+    for i in range(n):
+        if i == fail_at:
+            raise RuntimeError("the source broke while it was read")
+        ident = f"{source}:0" if i == dup_at else f"{source}:{i}"
+        yield Chunk(ident, f"water and soil {i}", source, {"chunk_index": i})
+
+
+def _open(path: Path):  # type: ignore[no-untyped-def]
+    from jw_rag.embed import FakeEmbedder
+    from jw_rag.store import SQLiteStore
+
+    return SQLiteStore(path, FakeEmbedder(dim=8))
+
+
+def test_a_source_given_as_a_generator_is_stored_whole_or_not_at_all(tmp_path: Path) -> None:
+    import os
+    import tempfile
+
+    from jw_rag.errors import ConfigError
+
+    path = tmp_path / "s.sqlite"
+    with _open(path) as s:
+        assert s.replace_source("a", _chunks("a", 700))
+    before = snapshot(path)
+    spills = set(os.listdir(tempfile.gettempdir()))
+    with _open(path) as s:
+        with pytest.raises(RuntimeError, match="broke"):
+            s.replace_source("a", _chunks("a", 900, fail_at=650))  # in the third batch
+        with pytest.raises(ConfigError, match="appears twice in one call"):
+            s.replace_source("a", _chunks("a", 900, dup_at=600))  # a first batch's id again
+        with pytest.raises(ConfigError, match="belongs to source 'b'"):
+            s.replace_source("a", [*_chunks("a", 300), *_chunks("b", 1)])
+    assert snapshot(path) == before
+    assert set(os.listdir(tempfile.gettempdir())) <= spills  # the spill has no name to leave
+    with _open(path) as s:
+        assert s.replace_source("a", iter([])) and s.stats()["chunks"] == 0
+        assert s.add(_chunks("c", 600)) == 600 and s.stats()["per_source"] == {"c": 600}
+
+
+def test_two_writers_of_large_sources_at_once(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "s.sqlite"
+    _open(path).close()
+    errors: list[BaseException] = []
+
+    def write(source: str) -> None:
+        try:
+            with _open(path) as s:
+                s.replace_source(source, _chunks(source, 1300))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(name,)) for name in ("x", "y")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    with _open(path) as s:
+        assert s.stats()["per_source"] == {"x": 1300, "y": 1300}
+
+
+def test_tiny_paragraphs_just_under_the_byte_cap_are_bounded_by_count(
+    tmp_path: Path, store: Path
+) -> None:
+    """30 MB of one-word paragraphs (6 million) and of <p> tags (3.9 million):
+    refused by count while they are read, before they cost gigabytes."""
+    text, page = tmp_path / "tiny.txt", tmp_path / "tiny.html"
+    text.write_bytes(b"a b\n\n" * 6_000_000)
+    page.write_bytes(b"<html><body>" + b"<p>a</p>" * 3_900_000 + b"</body></html>")
+    assert max(text.stat().st_size, page.stat().st_size) < MAX_TEXT_BYTES
+    before = snapshot(store)
+    runs = [ingest(store, "text", text), ingest(store, "markdown", text)]
+    child = run_child(tmp_path, runs, deadline=300)
+    assert_one_line_errors(child, "holds more than 250,000 paragraphs, the most one source may hold",
+                           seconds=120)  # fmt: skip
+    child = run_child(tmp_path, [ingest(store, "article", page)], deadline=120)
+    assert_one_line_errors(child, "holds 7,800,004 tags, more than the 1,000,000 one page may hold")
+    assert snapshot(store) == before
+
+
+def test_the_paragraph_cap_counts_every_reader(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import jw_rag.ingest._source as source
+    from jw_rag.errors import IngestError
+    from jw_rag.ingest import load_documents
+
+    monkeypatch.setattr(source, "MAX_PARAGRAPHS", 3)
+    files = {"t.txt": "a\n\nb\n\nc\n\nd", "m.md": "# A\n\nb\n\nc\n\nd", "p.html":
+             "<html><body><p>a</p><p>b</p><p>c</p><p>d</p></body></html>"}  # fmt: skip
+    for name, body in files.items():
+        (tmp_path / name).write_text(body, "utf-8")
+        with pytest.raises(IngestError, match=r"holds more than 3 paragraphs, the most one"):
+            load_documents(str(tmp_path / name))
+        (tmp_path / name).write_text(body.replace("d", "").rstrip("\n"), "utf-8")
+    assert len(load_documents(str(tmp_path / "t.txt"))[0].paragraphs) == 3

@@ -40,6 +40,8 @@ def confined_path(
     """``path`` resolved, when it lies under one of ``roots`` and, unless
     ``client_roots`` is None (the client offers none), under one of those; else
     a ``ConfigError``."""
+    if not path.strip():  # "" would name the first root itself: every file under it
+        raise ConfigError("the path is empty: pass a file under the allowed roots")
     candidate = Path(path).expanduser()
     if not candidate.is_absolute():
         candidate = roots[0] / candidate

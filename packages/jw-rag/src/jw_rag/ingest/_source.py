@@ -58,10 +58,13 @@ __all__ = [
     "MAX_RATIO",
     "MAX_REDIRECTS",
     "MAX_SOURCE_BYTES",
+    "MAX_PARAGRAPHS",
+    "MAX_TAGS",
     "MAX_TEXT_BYTES",
     "MAX_UNPACKED_BYTES",
     "Loaded",
     "check_archive",
+    "check_paragraphs",
     "check_text_size",
     "clean_controls",
     "decode_text",
@@ -70,6 +73,7 @@ __all__ = [
     "looks_binary",
     "read_path",
     "read_source",
+    "refuse_empty_path",
     "refuse_other_kind",
     "sniff_kind",
     "url_source_id",
@@ -85,6 +89,12 @@ MAX_REDIRECTS = 10
 MAX_SOURCE_BYTES = 256 * 1024 * 1024
 #: The most text or markup one source (a page, a text or Markdown file) may hold.
 MAX_TEXT_BYTES = _MAX_TEXT_BYTES
+#: The most paragraphs one source may hold: each costs about 1.6 KB while it is
+#: chunked and stored, however short it is (a 20 MB text of 250,000 paragraphs
+#: peaks at about 410 MB), so short ones are bounded by count, not by bytes.
+MAX_PARAGRAPHS = 250_000
+#: The most tags an HTML page may hold: its parsed tree costs about 200 bytes a tag.
+MAX_TAGS = 4 * MAX_PARAGRAPHS
 #: The most an archive's members may unpack to, in bytes, in all.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 #: The highest unpacked-to-packed ratio of an archive member worth reading.
@@ -171,7 +181,15 @@ def url_source_id(url: str) -> str:
     return f"{parts.netloc}/{path}" if path else parts.netloc
 
 
+def refuse_empty_path(path: str | Path) -> None:
+    """An empty path would name the current folder: refuse it (an unset variable
+    in a script must not ingest the folder the script runs in)."""
+    if isinstance(path, str) and not path.strip():
+        raise IngestError("the path is empty; pass a file, a folder or an http(s) URL")
+
+
 def read_path(path: str | Path) -> Loaded:
+    refuse_empty_path(path)
     p = Path(path).expanduser()
     if not p.exists():
         raise IngestError(f"{p}: no such file; check the path")
@@ -198,6 +216,16 @@ def check_text_size(size: int, name: str) -> None:
         raise IngestError(
             f"{name} holds {_mib(size)} of text, more than the {_mib(MAX_TEXT_BYTES)} one "
             "source may hold; split it into smaller files"
+        )
+
+
+def check_paragraphs(count: int, name: str) -> None:
+    """Refuse a source of more than :data:`MAX_PARAGRAPHS` paragraphs (checked
+    as they are read, so at most that many are ever held)."""
+    if count > MAX_PARAGRAPHS:
+        raise IngestError(
+            f"{name} holds more than {MAX_PARAGRAPHS:,} paragraphs, the most one source "
+            "may hold; split it into smaller files"
         )
 
 

@@ -30,7 +30,7 @@ from jw_core import detect_language
 from jw_core.jwlibrary import JwLibraryBackup, JwNote, read_jw_library_backup
 from jw_core.jwpub import JwFormatError
 from jw_rag.errors import IngestError
-from jw_rag.ingest._source import clean_controls
+from jw_rag.ingest._source import check_paragraphs, clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
     IngestResult,
@@ -67,6 +67,7 @@ def note_document(note: JwNote, *, source: str = "", language: str | None = None
     for line in clean_controls(note.body).splitlines():
         if line.strip():
             paragraphs.append(Paragraph(line.strip(), heading_path=path, kind="note"))
+            check_paragraphs(len(paragraphs), f"{source or 'the backup'}: note {note.guid}")
     if not any(p.kind != "heading" for p in paragraphs):  # a title-only note
         paragraphs = [Paragraph(title, kind="note")]
     meta: dict[str, Any] = {"source": source, "format": "jwlibrary", "note_guid": note.guid}
