@@ -320,20 +320,46 @@ def read_jw_library_backup(path: str | Path) -> JwLibraryBackup:
 
 def _check_note_sizes(conn: sqlite3.Connection, columns: set[str], name: str) -> None:
     """Refuse a note whose title and text hold more than :data:`MAX_TEXT_BYTES`,
-    measured in the database before any note is read."""
-    sizes = " + ".join(
-        f"COALESCE(length(CAST({c} AS BLOB)), 0)" for c in ("Title", "Content") if c in columns
-    )
+    measured in the database before any note is read: each value's size comes
+    from an incremental blob handle, which reads none of it (``length()`` would
+    load the whole value, twice over)."""
+    sized = [c for c in ("Title", "Content") if c in columns]
     guid = "Guid" if "Guid" in columns else "NULL"
-    row = conn.execute(
-        f"SELECT {guid}, {sizes} AS size FROM Note WHERE {sizes} > ? LIMIT 1", (MAX_TEXT_BYTES,)
-    ).fetchone()
+    try:
+        notes = conn.execute(f"SELECT rowid, {guid} FROM Note").fetchall()
+    except sqlite3.OperationalError:  # a view or a table without rowids: measure in SQL
+        notes = None
+    if notes is None:
+        sizes = " + ".join(f"COALESCE(length({c}), 0)" for c in sized)
+        query = f"SELECT {guid}, {sizes} FROM Note WHERE {sizes} > ? LIMIT 1"
+        row = conn.execute(query, (MAX_TEXT_BYTES,)).fetchone()
+    else:
+        row = next(
+            (
+                (g, n)
+                for rowid, g in notes
+                if (n := _stored_size(conn, sized, rowid)) > MAX_TEXT_BYTES
+            ),
+            None,
+        )
     if row is not None:
         raise JwFormatError(
             f"{name}: note {row[0] or '(no guid)'} holds {row[1] // 1024**2} MiB of text, more "
             f"than the {MAX_TEXT_BYTES // 1024**2} MiB one note may hold; shorten or split "
             "it in JW Library and back up again"
         )
+
+
+def _stored_size(conn: sqlite3.Connection, columns: list[str], rowid: int) -> int:
+    """Bytes stored in ``columns`` of the note at ``rowid`` (text or blob; else 0)."""
+    total = 0
+    for column in columns:
+        try:
+            with conn.blobopen("Note", column, rowid, readonly=True) as blob:
+                total += len(blob)
+        except sqlite3.OperationalError:  # NULL or a number: nothing large
+            pass
+    return total
 
 
 def _read_backup(conn: sqlite3.Connection, p: Path, manifest: dict[str, Any]) -> JwLibraryBackup:
