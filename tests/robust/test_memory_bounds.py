@@ -16,6 +16,7 @@ import gzip
 import http.server
 import io
 import json
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -35,9 +36,10 @@ from test_hostile_bounds import (
 )
 
 from jw_cli.app import main
-from jw_rag.ingest import MAX_TEXT_BYTES
 
 MB = 1_000_000
+#: jw_rag.ingest.MAX_TEXT_BYTES, spelt out so the file also runs against older code.
+MAX_TEXT_BYTES = 32 * 1024**2
 
 
 @pytest.fixture
@@ -143,7 +145,8 @@ def test_a_1_mb_gzip_page_in_the_mcp_server(
 
     async def call() -> tuple[bool, object]:
         args = ("--allow-private-urls", "--call-timeout", "120", "--fetch-timeout", "100")
-        async with connect(tmp_path, *args, prelude=prelude) as client:
+        path = os.environ.get("PYTHONPATH", "")  # the server runs the code this test runs
+        async with connect(tmp_path, *args, prelude=prelude, PYTHONPATH=path) as client:
             return await client.call("ingest_article", url_or_path=url)
 
     is_error, text = anyio.run(call)
@@ -212,6 +215,9 @@ def test_chunk_json_is_exactly_the_whole_document_dumped(tmp_path: Path) -> None
 
 
 def test_a_text_over_the_cap_is_refused_before_it_is_decoded(tmp_path: Path, store: Path) -> None:
+    from jw_rag.ingest import MAX_TEXT_BYTES as cap
+
+    assert cap == MAX_TEXT_BYTES
     big = tmp_path / "over.txt"
     big.write_text(_paragraphs(450_000), "utf-8")
     assert big.stat().st_size > MAX_TEXT_BYTES

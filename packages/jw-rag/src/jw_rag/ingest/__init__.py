@@ -11,7 +11,13 @@ store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
 lists the bad ones with their reasons instead of failing on the first.
 """
 
-from jw_rag.ingest._source import MAX_SOURCE_BYTES, MAX_TEXT_BYTES, checking_urls, fetch_limits
+from jw_rag.ingest._source import (
+    MAX_PARAGRAPHS,
+    MAX_SOURCE_BYTES,
+    MAX_TEXT_BYTES,
+    checking_urls,
+    fetch_limits,
+)
 from jw_rag.ingest.article import ingest_article, parse_article
 from jw_rag.ingest.bible import BOOKS, book_slug, ingest_bible_chapter, parse_bible_chapter
 from jw_rag.ingest.epub import ingest_epub, parse_epub
@@ -33,6 +39,7 @@ __all__ = [
     "BOOKS",
     "KINDS",
     "FolderIngest",
+    "MAX_PARAGRAPHS",
     "MAX_SOURCE_BYTES",
     "MAX_TEXT_BYTES",
     "IngestResult",
