@@ -166,7 +166,8 @@ def _paragraphs(n: int) -> str:
     )
 
 
-def test_a_20_mb_text_of_250k_paragraphs(tmp_path: Path) -> None:
+def test_a_20_mb_text_of_250k_paragraphs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JW_EMBEDDER", "fake")  # the model is not the point, and is slow
     text = tmp_path / "big.txt"
     text.write_text(_paragraphs(250_000), "utf-8")
     assert text.stat().st_size > 19 * MB
