@@ -6,7 +6,7 @@ from __future__ import annotations
 import http.server
 import socket
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +38,15 @@ class RecordingStore:
     def replace_source(
         self,
         source_id: str,
-        chunks: Sequence[Chunk],
+        chunks: Iterable[Chunk],
         *,
         content_hash: str | None = None,
         parents: Sequence[Chunk] = (),
         source_metadata: Mapping[str, Any] | None = None,
     ) -> bool:
-        units = [c for c in chunks if is_window(c)]
-        chunks = [c for c in chunks if not is_window(c)]
+        given = list(chunks)  # read once: the pipeline passes a generator
+        units = [c for c in given if is_window(c)]
+        chunks = [c for c in given if not is_window(c)]
         self.calls.append((source_id, len(chunks), content_hash))
         self.metadata[source_id] = dict(source_metadata or {})
         if content_hash is not None and self.hashes.get(source_id) == content_hash:

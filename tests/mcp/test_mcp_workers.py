@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import anyio
 import numpy as np
@@ -15,6 +16,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from jw_mcp.watched import WatchedEmbedder
 from jw_mcp.workers import Call, CallTimedOut, Pool, begin_write, checkpoint
 from jw_rag.embed import FakeEmbedder
+from jw_rag.model import Chunk
+from jw_rag.store import SQLiteStore
 
 
 def test_a_late_call_is_an_error_and_its_work_stops_at_the_next_check() -> None:
@@ -107,7 +110,7 @@ def test_the_watched_embedder_checks_and_reports_per_batch() -> None:
     assert np.allclose(vectors, inner.embed(texts))
     assert seen == [(4, 10, "embedded 4 of 10 chunks"), (8, 10, "embedded 8 of 10 chunks"),
                     (10, 10, "embedded 10 of 10 chunks")]  # fmt: skip
-    assert not call.abandon()  # all embedded: the write has begun
+    assert call.abandon()  # embedding alone begins no write: the store marks that
     given_up = Call(writes=True)
     assert given_up.abandon()
     with pytest.raises(CallTimedOut):
@@ -154,3 +157,29 @@ def test_a_cancelled_call_stops_like_a_late_one() -> None:
     anyio.run(scenario)
     assert stopped.wait(2)  # given up: its work stopped at the check, before any write
     pool.shutdown()
+
+
+def test_a_store_write_begins_only_after_its_last_batch_is_embedded(tmp_path: Path) -> None:
+    """600 chunks are embedded in three store batches; the call stays cuttable
+    until all three are embedded, then the write runs to its end."""
+    events: list[str] = []
+
+    class Recording(Call):
+        def begin_write(self) -> None:
+            events.append("write begins")
+            super().begin_write()
+
+    class Counting(FakeEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            events.append(f"embed {len(texts)}")
+            return super().embed(texts)
+
+    store = SQLiteStore(tmp_path / "s.sqlite", WatchedEmbedder(Counting(dim=8), batch=1000))
+    chunks = (Chunk(f"s:{i}", f"text {i}", "s", {"chunk_index": i}) for i in range(600))
+    call = Recording(writes=True)
+    pool = Pool("t", 1, 30, "--call-timeout")
+    assert anyio.run(pool.run, "ingest", lambda: store.replace_source("s", chunks), call)
+    assert events == ["embed 256", "embed 256", "embed 88", "write begins"]
+    assert not call.abandon() and store.stats()["chunks"] == 600
+    pool.shutdown()
+    store.close()

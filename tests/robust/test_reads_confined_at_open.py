@@ -186,7 +186,7 @@ def test_urls_and_odd_paths_are_one_line_errors_never_relative_paths(
         "https://example.com/book.epub is a URL, and this reads a file: download it and pass "
         "the file path"
     )
-    for bad, words in (("", "is a directory"), ("missing.txt", "no such file"),
+    for bad, words in (("", "the path is empty"), ("missing.txt", "no such file"),
                        ("loop.txt", "cannot be read"), ("dir/", "is a directory")):  # fmt: skip
         (tmp_path / "dir").mkdir(exist_ok=True)
         if bad == "loop.txt":

@@ -82,11 +82,11 @@ CHILD = textwrap.dedent(
     from jw_rag.store.sqlite_store import SQLiteStore
 
     class Pausing(SQLiteStore):
-        batches = 0
-        def _insert_batch(self, *args):
-            super()._insert_batch(*args)
-            Pausing.batches += 1
-            if Pausing.batches == 8:  # well inside the transaction, pages spilled to disk
+        rows = 0
+        def _insert_batch(self, conn, rows, *args):
+            super()._insert_batch(conn, rows, *args)
+            Pausing.rows += len(rows)
+            if Pausing.rows >= 8000:  # well inside the transaction, pages spilled to disk
                 Path({marker!r}).write_text("writing")
                 time.sleep(600)
 

@@ -17,6 +17,7 @@ def test_exported_members() -> None:
         "SearchMode",
         "SourceWrite",
         "Store",
+        "before_writes",
         "open_store",
         "reciprocal_rank_fusion",
         "replace_sources",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,7 +27,7 @@ from jw_cli.options import ChunkerOpt, LanguageOpt, StoreOpt, global_options, op
 from jw_cli.progress import stderr_progress
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import IngestResult, SkippedFile, ingest_documents, load_documents, load_folder
-from jw_rag.ingest._source import is_url
+from jw_rag.ingest._source import is_url, refuse_empty_path
 from jw_rag.ingest.folder import nothing_to_ingest
 from jw_rag.ingest.pipeline import check_language, with_language
 from jw_rag.model import Chunk, Document
@@ -51,7 +51,7 @@ class CountingStore:
     def replace_sources(self, writes: Sequence[SourceWrite], **_: Any) -> list[bool]:
         return replace_sources(self._inner, writes, progress=lambda _sid: self._advance(1))
 
-    def replace_source(self, source_id: str, chunks: Sequence[Chunk], **kwargs: Any) -> bool:
+    def replace_source(self, source_id: str, chunks: Iterable[Chunk], **kwargs: Any) -> bool:
         return self.replace_sources([SourceWrite(source_id, chunks, **kwargs)])[0]
 
     def __getattr__(self, name: str) -> Any:
@@ -147,6 +147,7 @@ def _load(
     """The documents of ``source`` and, with ``--skip-bad``, the files left out."""
     if not skip_bad:
         return load_documents(source, kind=kind, source_id=source_id), None
+    refuse_empty_path(source)
     if is_url(source) or not Path(source).expanduser().is_dir():
         raise ConfigError(f"--skip-bad applies to a folder, and {source} is not one; drop it")
     if source_id is not None:

@@ -34,6 +34,7 @@ from jw_rag.defaults import (
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.ingest import chunk_document, load_documents
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
+from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve
 
 __all__ = ["finite", "rag_app"]
@@ -175,17 +176,41 @@ def chunk(
     """
     chosen = global_options(ctx).chunker_for(chunker)
     docs = load_documents(source)
-    out: list[dict[str, Any]] = []
+    chunked = [(doc.source_id, chunk_document(doc, chunker=chosen)) for doc in docs]
+    if as_json:  # everything chunked first: an error leaves no partial JSON behind
+        _echo_chunks_json(chunked)
+        return
     console = Console()
-    for doc in docs:
-        chunks = chunk_document(doc, chunker=chosen)
-        if as_json:
-            out.append({"source_id": doc.source_id, "chunks": [chunk_dict(c) for c in chunks]})
-            continue
+    for source_id, chunks in chunked:
         name = chunks[0].metadata.get("chunker", chosen) if chunks else chosen
-        console.print(chunks_table(chunks, f"{doc.source_id}: {len(chunks)} chunks ({name})"))
-    if as_json:
-        _print_json(out)
+        console.print(chunks_table(chunks, f"{source_id}: {len(chunks)} chunks ({name})"))
+
+
+def _echo_chunks_json(chunked: list[tuple[str, list[Chunk]]]) -> None:
+    """``[{"source_id": ..., "chunks": [...]}, ...]`` exactly as :func:`_print_json`
+    prints it, written one chunk at a time: the output of a long document is
+    never held whole."""
+
+    def dumped(value: Any, depth: int) -> str:
+        text = json.dumps(finite(value), ensure_ascii=False, indent=2, allow_nan=False)
+        return text.replace("\n", "\n" + "  " * depth)
+
+    if not chunked:
+        typer.echo("[]")
+        return
+    typer.echo("[")
+    for i, (source_id, chunks) in enumerate(chunked):
+        typer.echo(f'  {{\n    "source_id": {dumped(source_id, 0)},')
+        if not chunks:
+            typer.echo('    "chunks": []')
+        else:
+            typer.echo('    "chunks": [')
+            for j, c in enumerate(chunks):
+                comma = "," if j + 1 < len(chunks) else ""
+                typer.echo("      " + dumped(chunk_dict(c), 3) + comma)
+            typer.echo("    ]")
+        typer.echo("  }" + ("," if i + 1 < len(chunked) else ""))
+    typer.echo("]")
 
 
 @rag_app.command()

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["INFLATE_STEP", "TooLarge", "inflate"]
+__all__ = ["INFLATE_STEP", "MAX_TEXT_BYTES", "TooLarge", "inflate"]
+
+#: The most text (or markup) one source may hold: a page, a text or Markdown
+#: file, a JWPUB document, a note. Reading, parsing, chunking and indexing a
+#: source cost several times its text at once, so this bounds their memory.
+MAX_TEXT_BYTES = 32 * 1024**2
 
 #: Output produced per step (and the size under which no ratio is checked).
 INFLATE_STEP = 1024**2

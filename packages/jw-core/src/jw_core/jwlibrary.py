@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from jw_core._bounded import MAX_TEXT_BYTES
 from jw_core.jwpub import (
     JwFormatError,
+    member_database,
     open_archive,
     read_manifest,
-    read_member,
-    readonly_database,
     table_columns,
 )
 
@@ -316,23 +316,72 @@ def read_jw_library_backup(path: str | Path, *, file: IO[bytes] | None = None) -
     with archive:
         manifest = _manifest(archive, name)
         member = _database_member(archive, manifest, name)
-        data = read_member(archive, member, name)
-    with readonly_database(data, f"{name}: {member}") as conn:
-        reader = _Reader(conn)
-        note_cols = reader.cols("Note")
-        if not note_cols & {"Title", "Content"}:
-            found = "no Note table" if not note_cols else "a Note table without Title or Content"
-            raise JwFormatError(
-                f"{name}: unknown JW Library schema ({found}); this backup's app version "
-                "is not supported"
-            )
-        locations = _locations(reader)
-        ranges = _block_ranges(reader)
-        notes = _notes(reader, locations, ranges)
-        highlights = _highlights(reader, locations, ranges)
-        tags = tuple(str(r["Name"]) for r in reader.rows("Tag", ("Name",)) if r["Name"])
-        skipped = tuple(t for t in _OPTIONAL_TABLES if not reader.has(t))
-        version = _schema_version(manifest, conn)
+        with member_database(archive, member, name) as conn:
+            return _read_backup(conn, p, manifest)
+
+
+def _check_note_sizes(conn: sqlite3.Connection, columns: set[str], name: str) -> None:
+    """Refuse a note whose title and text hold more than :data:`MAX_TEXT_BYTES`,
+    measured in the database before any note is read: each value's size comes
+    from an incremental blob handle, which reads none of it (``length()`` would
+    load the whole value, twice over)."""
+    sized = [c for c in ("Title", "Content") if c in columns]
+    guid = "Guid" if "Guid" in columns else "NULL"
+    try:
+        notes = conn.execute(f"SELECT rowid, {guid} FROM Note").fetchall()
+    except sqlite3.OperationalError:  # a view or a table without rowids: measure in SQL
+        notes = None
+    if notes is None:
+        sizes = " + ".join(f"COALESCE(length({c}), 0)" for c in sized)
+        query = f"SELECT {guid}, {sizes} FROM Note WHERE {sizes} > ? LIMIT 1"
+        row = conn.execute(query, (MAX_TEXT_BYTES,)).fetchone()
+    else:
+        row = next(
+            (
+                (g, n)
+                for rowid, g in notes
+                if (n := _stored_size(conn, sized, rowid)) > MAX_TEXT_BYTES
+            ),
+            None,
+        )
+    if row is not None:
+        raise JwFormatError(
+            f"{name}: note {row[0] or '(no guid)'} holds {row[1] // 1024**2} MiB of text, more "
+            f"than the {MAX_TEXT_BYTES // 1024**2} MiB one note may hold; shorten or split "
+            "it in JW Library and back up again"
+        )
+
+
+def _stored_size(conn: sqlite3.Connection, columns: list[str], rowid: int) -> int:
+    """Bytes stored in ``columns`` of the note at ``rowid`` (text or blob; else 0)."""
+    total = 0
+    for column in columns:
+        try:
+            with conn.blobopen("Note", column, rowid, readonly=True) as blob:
+                total += len(blob)
+        except sqlite3.OperationalError:  # NULL or a number: nothing large
+            pass
+    return total
+
+
+def _read_backup(conn: sqlite3.Connection, p: Path, manifest: dict[str, Any]) -> JwLibraryBackup:
+    name = str(p)
+    reader = _Reader(conn)
+    note_cols = reader.cols("Note")
+    if not note_cols & {"Title", "Content"}:
+        found = "no Note table" if not note_cols else "a Note table without Title or Content"
+        raise JwFormatError(
+            f"{name}: unknown JW Library schema ({found}); this backup's app version "
+            "is not supported"
+        )
+    _check_note_sizes(conn, note_cols, name)
+    locations = _locations(reader)
+    ranges = _block_ranges(reader)
+    notes = _notes(reader, locations, ranges)
+    highlights = _highlights(reader, locations, ranges)
+    tags = tuple(str(r["Name"]) for r in reader.rows("Tag", ("Name",)) if r["Name"])
+    skipped = tuple(t for t in _OPTIONAL_TABLES if not reader.has(t))
+    version = _schema_version(manifest, conn)
     return JwLibraryBackup(
         path=p,
         manifest=manifest,

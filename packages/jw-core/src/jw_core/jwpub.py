@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import shutil
 import sqlite3
 import tempfile
 import zipfile
@@ -37,7 +38,7 @@ from urllib.parse import quote
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from jw_core._bounded import TooLarge, inflate
+from jw_core._bounded import MAX_TEXT_BYTES, TooLarge, inflate
 
 __all__ = [
     "CARD_XOR",
@@ -46,6 +47,7 @@ __all__ = [
     "MAX_MEMBER_BYTES",
     "MAX_MEMBER_RATIO",
     "MAX_PUBLICATION_BYTES",
+    "MAX_TEXT_BYTES",
     "MAX_SQL_STEPS",
     "MEPS_LANGUAGES",
     "ContentDecryptError",
@@ -62,6 +64,7 @@ __all__ = [
     "read_jwpub",
     "read_manifest",
     "read_member",
+    "member_database",
     "readonly_database",
     "table_columns",
 ]
@@ -82,8 +85,9 @@ MAX_MEMBER_RATIO = 200
 #: Largest ``manifest.json`` read (real ones are a few kilobytes).
 MAX_MANIFEST_BYTES = 1024**2
 
-#: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs).
-MAX_DOCUMENT_BYTES = 256 * 1024**2
+#: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs,
+#: and the text one source may hold).
+MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES
 
 #: Largest XHTML a whole publication may inflate to, all documents together.
 MAX_PUBLICATION_BYTES = 256 * 1024**2
@@ -241,39 +245,67 @@ def check_member(archive: zipfile.ZipFile, member: str, name: str) -> zipfile.Zi
 @contextmanager
 def readonly_database(data: bytes, name: str) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a SQLite database given as bytes (a private temp copy)."""
-    if not data.startswith(b"SQLite format 3\x00"):
-        raise JwFormatError(f"{name} is not a SQLite database")
     with tempfile.TemporaryDirectory(prefix="jw-db-") as tmp:
         path = Path(tmp) / "copy.db"
         path.write_bytes(data)
-        uri = f"file:{quote(str(path))}?mode=ro"
-        try:
-            conn = sqlite3.connect(uri, uri=True)
-        except sqlite3.Error as exc:
-            raise JwFormatError(f"{name}: the database cannot be opened ({exc})") from exc
-        steps = [0]
-
-        def count_steps() -> int:  # a non-zero answer interrupts the running statement
-            steps[0] += _SQL_STEPS_PER_CHECK
-            return int(steps[0] > MAX_SQL_STEPS)
-
-        conn.set_progress_handler(count_steps, _SQL_STEPS_PER_CHECK)
-        try:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        with _readonly_file(path, name) as conn:
             yield conn
-        except sqlite3.DatabaseError as exc:
-            if steps[0] > MAX_SQL_STEPS:
-                raise JwFormatError(
-                    f"{name}: reading the database takes more than {MAX_SQL_STEPS} steps "
-                    "(a recursive view?); this is not a genuine file"
-                ) from exc
+
+
+@contextmanager
+def member_database(
+    archive: zipfile.ZipFile, member: str, name: str
+) -> Iterator[sqlite3.Connection]:
+    """:func:`readonly_database` of an archive member, unpacked into the private
+    copy a piece at a time (never whole in memory); checked as
+    :func:`read_member` checks it."""
+    info = check_member(archive, member, name)
+    with tempfile.TemporaryDirectory(prefix="jw-db-") as tmp:
+        path = Path(tmp) / "copy.db"
+        try:
+            with archive.open(info) as source, path.open("wb") as copy:
+                shutil.copyfileobj(source, copy, 1024**2)
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
             raise JwFormatError(
-                f"{name}: the database is damaged or truncated ({exc}); copy the file again"
+                f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
             ) from exc
-        except RecursionError as exc:
-            raise JwFormatError(f"{name}: the database nests too deeply to read") from exc
-        finally:
-            conn.close()
+        with _readonly_file(path, f"{name}: {member}") as conn:
+            yield conn
+
+
+@contextmanager
+def _readonly_file(path: Path, name: str) -> Iterator[sqlite3.Connection]:
+    with path.open("rb") as fh:
+        if fh.read(16) != b"SQLite format 3\x00":
+            raise JwFormatError(f"{name} is not a SQLite database")
+    uri = f"file:{quote(str(path))}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise JwFormatError(f"{name}: the database cannot be opened ({exc})") from exc
+    steps = [0]
+
+    def count_steps() -> int:  # a non-zero answer interrupts the running statement
+        steps[0] += _SQL_STEPS_PER_CHECK
+        return int(steps[0] > MAX_SQL_STEPS)
+
+    conn.set_progress_handler(count_steps, _SQL_STEPS_PER_CHECK)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        yield conn
+    except sqlite3.DatabaseError as exc:
+        if steps[0] > MAX_SQL_STEPS:
+            raise JwFormatError(
+                f"{name}: reading the database takes more than {MAX_SQL_STEPS} steps "
+                "(a recursive view?); this is not a genuine file"
+            ) from exc
+        raise JwFormatError(
+            f"{name}: the database is damaged or truncated ({exc}); copy the file again"
+        ) from exc
+    except RecursionError as exc:
+        raise JwFormatError(f"{name}: the database nests too deeply to read") from exc
+    finally:
+        conn.close()
 
 
 def table_columns(conn: sqlite3.Connection, table: str) -> set[str]:

@@ -11,14 +11,15 @@ from jw_mcp import options
 from jw_mcp.options import ServerOptions
 from jw_mcp.roots import ENV_VAR, allowed_roots
 from jw_rag.errors import ConfigError
-from jw_rag.ingest import MAX_SOURCE_BYTES
+from jw_rag.ingest import MAX_TEXT_BYTES
 
 __all__ = ["parse_args"]
 
 #: ``(flag, metavar, help)`` of the options each with a ``JW_MCP_*`` variable behind it.
 _VALUED = (
     ("--fetch-max-bytes", "N", "the largest page an ingest tool downloads (bytes, or with K, M "
-     f"or G: 64K, 10M); default $JW_MCP_FETCH_MAX_BYTES, else {MAX_SOURCE_BYTES // 2**20}M"),
+     f"or G: 64K, 10M); default $JW_MCP_FETCH_MAX_BYTES, else {MAX_TEXT_BYTES // 2**20}M, "
+     "also the most any page may be"),
     ("--fetch-timeout", "SECONDS", "how long one download may take in all (resolving, "
      "connecting, redirects, headers and body; nothing retried past it); default "
      f"$JW_MCP_FETCH_TIMEOUT, else {options.FETCH_TIMEOUT:g} or the call "

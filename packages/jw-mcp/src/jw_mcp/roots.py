@@ -89,12 +89,17 @@ def confined_path(
     else a ``ConfigError``."""
     if not roots:
         raise ConfigError(NO_ROOTS)
+    if not path.strip():  # "" would name the first root itself: every file under it
+        raise ConfigError("the path is empty: pass a file under the allowed roots")
     if "\x00" in path:
         raise ConfigError(f"{path!r} holds a NUL character: give a plain file path")
     candidate = Path(path).expanduser()
     if not candidate.is_absolute():
         candidate = roots[0] / candidate
-    resolved = candidate.resolve()
+    try:
+        resolved = candidate.resolve()
+    except RuntimeError as exc:  # Python 3.11 reports a symbolic link loop so
+        raise ConfigError(f"{path} is a loop of symbolic links: pass the file itself") from exc
     check_under_roots(path, resolved, roots, client_roots)
     return resolved
 

@@ -2,10 +2,10 @@
 
 Before each batch the call is checked (a call that timed out stops there,
 before anything is written); after each batch its progress is reported
-(``embedded 128 of 300 chunks``). When the texts of a writing call are all
-embedded, the store is about to write them: :func:`jw_mcp.workers.begin_write`
-marks that, so the deadline no longer cuts the call. Outside a tool call
-(no current call) the texts go to the embedder in one call, as before.
+(``embedded 128 of 256 chunks``, counted within the store's batch). The
+store marks the start of its write itself (:func:`jw_rag.store.before_writes`,
+set up by :mod:`jw_mcp.workers`), once every batch of the write is embedded.
+Outside a tool call (no current call) the texts go to the embedder in one call.
 """
 
 from __future__ import annotations
@@ -43,6 +43,4 @@ class WatchedEmbedder:
             parts.append(np.asarray(self.inner.embed(batch), dtype=np.float32))
             end = start + len(batch)
             call.report(len(batch), len(texts) - end, f"embedded {end} of {len(texts)} chunks")
-        if call.writes:
-            call.begin_write()
         return np.concatenate(parts)

@@ -29,6 +29,8 @@ from typing import Any, TypeVar
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 
+from jw_rag.store import before_writes
+
 __all__ = [
     "Call",
     "CallTimedOut",
@@ -123,7 +125,10 @@ def report(advance: float, remaining: float | None, message: str) -> None:
 def _in_call(call: Call, work: Callable[[], T]) -> T:
     token = _CURRENT.set(call)
     try:
-        return work()
+        if not call.writes:
+            return work()
+        with before_writes(call.begin_write):  # a store's write begins: run to its end
+            return work()
     finally:
         _CURRENT.reset(token)
 

@@ -9,7 +9,7 @@ so provenance can be checked instead of trusted.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "content_bounds",
     "paragraph_items",
     "rebuild_text",
+    "iter_blocks",
     "split_blocks",
 ]
 
@@ -35,8 +36,21 @@ _BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
 
 def split_blocks(text: str) -> list[str]:
     """Blocks of ``text`` separated by blank lines, each stripped of newlines; blank ones dropped."""
+    return list(iter_blocks(text))
+
+
+def iter_blocks(text: str) -> Iterator[str]:
+    """:func:`split_blocks` one block at a time (a caller can stop early)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return [b.strip("\n") for b in _BLANK_LINE.split(text) if b.strip()]
+    start = 0
+    for separator in _BLANK_LINE.finditer(text):
+        block = text[start : separator.start()]
+        start = separator.end()
+        if block.strip():
+            yield block.strip("\n")
+    block = text[start:]
+    if block.strip():
+        yield block.strip("\n")
 
 
 @dataclass(frozen=True, slots=True)

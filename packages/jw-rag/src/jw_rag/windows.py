@@ -23,7 +23,7 @@ multi-paragraph questions and do not lose on single-paragraph ones.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from jw_rag.errors import ConfigError
@@ -34,6 +34,7 @@ __all__ = [
     "WINDOW_CHUNKER",
     "WINDOW_VERSION",
     "is_window",
+    "iter_window_units",
     "members",
     "window_units",
 ]
@@ -102,12 +103,28 @@ def window_units(
     (exact source text); without them it is the members' texts joined by
     :data:`~jw_rag.model.PARAGRAPH_SEPARATOR`. ``max_chars=0`` builds none.
     Chunks without a ``span`` (or window units themselves) are not windowed."""
+    return list(iter_window_units(chunks, paragraphs, max_chars=max_chars))
+
+
+def iter_window_units(
+    chunks: Sequence[Chunk],
+    paragraphs: Sequence[str | Paragraph] | None = None,
+    *,
+    max_chars: int = DEFAULT_WINDOW_CHARS,
+) -> Iterator[Chunk]:
+    """:func:`window_units` one at a time: a window's text repeats its members',
+    so a store that writes in batches holds only the windows of one batch."""
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
         raise ConfigError(f"window max_chars must be an integer >= 0, got {max_chars!r}")
-    base = [c for c in chunks if "span" in c.metadata and not is_window(c)]
+    return _windows([c for c in chunks if "span" in c.metadata and not is_window(c)],
+                    paragraphs, max_chars)  # fmt: skip
+
+
+def _windows(
+    base: list[Chunk], paragraphs: Sequence[str | Paragraph] | None, max_chars: int
+) -> Iterator[Chunk]:
     if max_chars == 0 or len(base) < 2:
-        return []
-    out: list[Chunk] = []
+        return
     sep = len(PARAGRAPH_SEPARATOR)
     for i in range(len(base) - 1):
         size, j = len(base[i].text), i
@@ -115,5 +132,4 @@ def window_units(
             j += 1
             size += sep + len(base[j].text)
         if j > i:
-            out.append(_window(base[i : j + 1], paragraphs))
-    return out
+            yield _window(base[i : j + 1], paragraphs)

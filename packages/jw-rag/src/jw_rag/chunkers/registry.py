@@ -13,7 +13,9 @@ integers or floats when they look like one, else as text. ``get_chunker`` and
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 from collections.abc import Callable
 from importlib import metadata as importlib_metadata
 from typing import Any
@@ -142,7 +144,34 @@ def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:
         raise ConfigError(
             f"unknown chunker {chosen!r}{source}; valid names: {', '.join(available_chunkers())}"
         )
+    _check_option_names(chosen, factory, kwargs)
     try:
         return factory(**kwargs)
     except TypeError as exc:
+        unexpected = _UNEXPECTED.search(str(exc))
+        if unexpected:  # a factory taking **kwargs passed an unknown option on
+            raise ConfigError(
+                f"chunker {chosen!r} has no option {unexpected.group(1)!r}; check its "
+                "spelling or leave it out"
+            ) from exc
         raise ConfigError(f"bad options for chunker {spec!r}: {exc}") from exc
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '([^']*)'")
+
+
+def _check_option_names(name: str, factory: Any, options: dict[str, Any]) -> None:
+    """Refuse an option the chunker's constructor does not take, naming the ones it does."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: the constructor says
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [key for key in options if key not in names]
+    if unknown:
+        known = ", ".join(names) if names else "none"
+        raise ConfigError(
+            f"chunker {name!r} has no option {unknown[0]!r}; its options are: {known}"
+        )

@@ -13,7 +13,9 @@ lists the bad ones with their reasons instead of failing on the first.
 
 from jw_rag.ingest._local import checking_paths
 from jw_rag.ingest._source import (
+    MAX_PARAGRAPHS,
     MAX_SOURCE_BYTES,
+    MAX_TEXT_BYTES,
     checking_addresses,
     checking_urls,
     fetch_limits,
@@ -39,7 +41,9 @@ __all__ = [
     "BOOKS",
     "KINDS",
     "FolderIngest",
+    "MAX_PARAGRAPHS",
     "MAX_SOURCE_BYTES",
+    "MAX_TEXT_BYTES",
     "IngestResult",
     "SkippedFile",
     "book_slug",

@@ -18,7 +18,14 @@ import lxml.etree
 import lxml.html
 
 from jw_rag.errors import IngestError
-from jw_rag.ingest._source import clean_controls, decode_text, looks_binary
+from jw_rag.ingest._source import (
+    MAX_TAGS,
+    check_paragraphs,
+    check_text_size,
+    clean_controls,
+    decode_text,
+    looks_binary,
+)
 from jw_rag.model import Paragraph
 
 __all__ = [
@@ -57,6 +64,13 @@ def clean_text(text: str) -> str:
 
 def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
     """The document root of HTML ``data``; empty, binary or undecodable input is refused."""
+    check_text_size(len(data), name)
+    tags = data.count(b"<")
+    if tags > MAX_TAGS:
+        raise IngestError(
+            f"{name} holds {tags:,} tags, more than the {MAX_TAGS:,} one page may hold; "
+            "split it into smaller pages"
+        )
     if not data.strip():
         raise IngestError(f"{name} is empty; pass a page with content")
     if looks_binary(data):
@@ -158,9 +172,15 @@ def element_text(el: lxml.etree._Element, *, keep_whitespace: bool = False) -> s
 
 
 def _strip_number(text: str, number: str) -> str:
-    """``text`` without a leading visible paragraph number equal to ``number``."""
-    m = re.match(rf"{re.escape(number)}(?:\.)?\s+", text)
-    return text[m.end() :] if m and number.isdigit() else text
+    """``text`` without a leading visible paragraph number equal to ``number``
+    (digits, an optional period, then whitespace). Compared as a prefix, never
+    compiled into a pattern: an id can be as long as the page."""
+    if not number.isdigit() or not text.startswith(number):
+        return text
+    rest = text[len(number) :]
+    rest = rest.removeprefix(".")
+    kept = rest.lstrip()
+    return kept if len(kept) < len(rest) else text
 
 
 def _has_block(el: lxml.etree._Element) -> bool:
@@ -171,6 +191,11 @@ def _has_block(el: lxml.etree._Element) -> bool:
 class _Walk:
     path: list[tuple[int, str]]
     out: list[Paragraph]
+    name: str = "the page"
+
+    def add(self, paragraph: Paragraph) -> None:
+        self.out.append(paragraph)
+        check_paragraphs(len(self.out), self.name)
 
     def heading_path(self) -> tuple[str, ...]:
         return tuple(text for _, text in self.path)
@@ -179,11 +204,11 @@ class _Walk:
         while self.path and self.path[-1][0] >= level:
             self.path.pop()
         self.path.append((level, text))
-        self.out.append(Paragraph(text, kind="heading", heading_path=self.heading_path()))
+        self.add(Paragraph(text, kind="heading", heading_path=self.heading_path()))
 
     def para(self, text: str, *, pid: str | None, kind: str) -> None:
         if text.strip():
-            self.out.append(Paragraph(text, id=pid, heading_path=self.heading_path(), kind=kind))
+            self.add(Paragraph(text, id=pid, heading_path=self.heading_path(), kind=kind))
 
 
 def _kind(el: lxml.etree._Element, in_note: bool) -> str:
@@ -238,8 +263,9 @@ def _visit(el: lxml.etree._Element, walk: _Walk, in_note: bool) -> None:
     flush()
 
 
-def extract_paragraphs(root: lxml.etree._Element) -> list[Paragraph]:
-    """Headings and paragraphs under ``root`` in reading order (see module docstring)."""
-    walk = _Walk(path=[], out=[])
+def extract_paragraphs(root: lxml.etree._Element, name: str = "the page") -> list[Paragraph]:
+    """Headings and paragraphs under ``root`` in reading order (see module docstring);
+    more than ``MAX_PARAGRAPHS`` of them is an IngestError naming ``name``."""
+    walk = _Walk(path=[], out=[], name=name)
     _visit(root, walk, False)
     return walk.out

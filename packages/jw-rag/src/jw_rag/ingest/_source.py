@@ -12,7 +12,7 @@ is unknown.
 Size: a local source must be a regular file (not a device, FIFO or socket)
 of at most :data:`MAX_SOURCE_BYTES`; a fetched page is read as a stream,
 decoded here (gzip or deflate) a MiB at a time, and stops at
-:data:`MAX_SOURCE_BYTES` of decoded body, at a body that unpacks more than
+:data:`MAX_TEXT_BYTES` of decoded body (a page is text), at a body that unpacks more than
 :data:`MAX_RATIO` times what came over the wire, or at :data:`FETCH_DEADLINE`
 seconds in all, whichever comes first (a caller may set the size cap and the
 deadline for a block of code with :func:`fetch_limits`); an archive whose members would
@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from jw_core._bounded import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._http import AddressCheck, Deadline, DeadlinePassed, Hop, open_hop
 from jw_rag.ingest._local import open_local
@@ -59,10 +60,15 @@ __all__ = [
     "MAX_RATIO",
     "MAX_REDIRECTS",
     "MAX_SOURCE_BYTES",
+    "MAX_PARAGRAPHS",
+    "MAX_TAGS",
+    "MAX_TEXT_BYTES",
     "MAX_UNPACKED_BYTES",
     "BINARY_CONTROL_SHARE",
     "Loaded",
     "check_archive",
+    "check_paragraphs",
+    "check_text_size",
     "clean_controls",
     "decode_text",
     "fetch_url",
@@ -70,6 +76,7 @@ __all__ = [
     "looks_binary",
     "read_path",
     "read_source",
+    "refuse_empty_path",
     "refuse_other_kind",
     "sniff_kind",
     "url_source_id",
@@ -81,6 +88,14 @@ FETCH_DEADLINE = 60.0
 MAX_REDIRECTS = 10
 #: The largest source read or fetched, in bytes.
 MAX_SOURCE_BYTES = 256 * 1024 * 1024
+#: The most text or markup one source (a page, a text or Markdown file) may hold.
+MAX_TEXT_BYTES = _MAX_TEXT_BYTES
+#: The most paragraphs one source may hold: each costs about 1.6 KB while it is
+#: chunked and stored, however short it is (a 20 MB text of 250,000 paragraphs
+#: peaks at about 410 MB), so short ones are bounded by count, not by bytes.
+MAX_PARAGRAPHS = 250_000
+#: The most tags an HTML page may hold: its parsed tree costs about 200 bytes a tag.
+MAX_TAGS = 4 * MAX_PARAGRAPHS
 #: The most an archive's members may unpack to, in bytes, in all.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 #: The highest unpacked-to-packed ratio of an archive member worth reading.
@@ -144,9 +159,11 @@ def fetch_limits(max_bytes: int | None = None, deadline: float | None = None) ->
 
 
 def _limits() -> tuple[int, float]:
+    """``(max_bytes, deadline)`` of a fetch: a fetched page is text, so it stops
+    at :data:`MAX_TEXT_BYTES` whatever larger cap was set."""
     max_bytes, deadline = _FETCH_LIMITS.get()
     return (
-        MAX_SOURCE_BYTES if max_bytes is None else max_bytes,
+        min(MAX_SOURCE_BYTES if max_bytes is None else max_bytes, MAX_TEXT_BYTES),
         FETCH_DEADLINE if deadline is None else deadline,
     )
 
@@ -182,9 +199,17 @@ def url_source_id(url: str) -> str:
     return f"{parts.netloc}/{path}" if path else parts.netloc
 
 
+def refuse_empty_path(path: str | Path) -> None:
+    """An empty path would name the current folder: refuse it (an unset variable
+    in a script must not ingest the folder the script runs in)."""
+    if isinstance(path, str) and not path.strip():
+        raise IngestError("the path is empty; pass a file, a folder or an http(s) URL")
+
+
 def read_path(path: str | Path) -> Loaded:
     """The bytes of a local file, opened by :func:`~jw_rag.ingest._local.open_local`
     (resolved, checked and opened as one step); at most :data:`MAX_SOURCE_BYTES`."""
+    refuse_empty_path(path)
     p = Path(path).expanduser()
     with open_local(path) as fh:
         try:
@@ -196,6 +221,26 @@ def read_path(path: str | Path) -> Loaded:
     if len(data) > MAX_SOURCE_BYTES:
         raise IngestError(f"{p} is larger than {_mib(MAX_SOURCE_BYTES)}; split it before ingesting")
     return Loaded(data=data, name=str(p), path=p)
+
+
+def check_text_size(size: int, name: str) -> None:
+    """Refuse a source of more than :data:`MAX_TEXT_BYTES` of text or markup
+    before it is decoded or parsed (each step costs several times its size)."""
+    if size > MAX_TEXT_BYTES:
+        raise IngestError(
+            f"{name} holds {_mib(size)} of text, more than the {_mib(MAX_TEXT_BYTES)} one "
+            "source may hold; split it into smaller files"
+        )
+
+
+def check_paragraphs(count: int, name: str) -> None:
+    """Refuse a source of more than :data:`MAX_PARAGRAPHS` paragraphs (checked
+    as they are read, so at most that many are ever held)."""
+    if count > MAX_PARAGRAPHS:
+        raise IngestError(
+            f"{name} holds more than {MAX_PARAGRAPHS:,} paragraphs, the most one source "
+            "may hold; split it into smaller files"
+        )
 
 
 def _mib(n: int) -> str:
@@ -371,17 +416,16 @@ def _read_body(url: str, hop: Hop, max_bytes: int) -> bytes:
     """The decoded body, stopped at the size cap or a bomb's ratio (the hop
     stops it at the deadline)."""
     inflater = _decoder(url, hop)
-    parts: list[bytes] = []
-    size = wire = 0
+    body = bytearray()  # grown in place: no list of pieces joined into a second copy
+    wire = 0
     while True:
         chunk = hop.read(_STEP)
         wire += len(chunk)
         for part in _decoded(url, inflater, chunk):  # b"": what the inflater still holds
-            size += len(part)
-            _check_body(url, size, wire, max_bytes)
-            parts.append(part)
+            _check_body(url, len(body) + len(part), wire, max_bytes)
+            body += part
         if not chunk:
-            return b"".join(parts)
+            return bytes(body)
 
 
 def _check_body(url: str, size: int, wire: int, max_bytes: int) -> None:

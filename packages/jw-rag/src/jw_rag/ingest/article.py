@@ -30,7 +30,7 @@ def parse_article_bytes(loaded: Loaded) -> Document:
     body = articles[0] if articles else root.find("body")
     if body is None:
         body = root
-    paragraphs = extract_paragraphs(body)
+    paragraphs = extract_paragraphs(body, loaded.name)
     if not any(p.kind != "heading" for p in paragraphs):
         raise IngestError(
             f"{loaded.name}: no paragraphs found in the HTML; pass an article page "

@@ -66,11 +66,18 @@ def book_slug(name: str) -> str:
     return slug
 
 
+def _number(text: str) -> int | None:
+    """``text`` as a verse number: one to three ASCII digits (``"²"`` and a
+    thousand-digit run are not verse numbers)."""
+    text = text.strip()
+    return int(text) if 0 < len(text) <= 3 and text.isascii() and text.isdigit() else None
+
+
 def _verse_number(el: lxml.etree._Element) -> int | None:
     for attr in ("data-verse", "data-v"):
-        value = (el.get(attr) or "").strip()
-        if value.isdigit():
-            return int(value)
+        value = _number(el.get(attr) or "")
+        if value is not None:
+            return value
     return None
 
 
@@ -79,7 +86,7 @@ def _is_marker(el: lxml.etree._Element) -> bool:
         return False
     classes = {c.lower() for c in (el.get("class") or "").split()}
     is_marker_el = el.tag == "sup" or bool(classes & {"versenum", "vn", "vl"})
-    return is_marker_el and (el.text_content() or "").strip().isdigit()
+    return is_marker_el and _number(el.text_content() or "") is not None
 
 
 def _container_text(el: lxml.etree._Element) -> tuple[int | None, str]:
@@ -87,13 +94,14 @@ def _container_text(el: lxml.etree._Element) -> tuple[int | None, str]:
     number: int | None = None
     for marker in el.iter():
         if marker is not el and _is_marker(marker):
-            number = int(marker.text_content().strip())
+            number = _number(marker.text_content())
             break
     text = element_text(el)  # drops <sup>; span.verseNum handled below
     for marker in el.iter():
         if marker is not el and _is_marker(marker) and marker.tag != "sup":
             shown = marker.text_content().strip()
-            text = re.sub(rf"^{re.escape(shown)}\s*", "", text, count=1)
+            if text.startswith(shown):  # a prefix, never a pattern built from the page
+                text = text[len(shown) :].lstrip()
     m = _LEADING_NUMBER.match(text)
     if m and (number is None or int(m.group(1)) == number):
         number = number or int(m.group(1))
@@ -145,7 +153,7 @@ def _from_markers(body: lxml.etree._Element) -> list[tuple[int, str]]:
             if isinstance(child.tag, str) and child.tag in ("script", "style", "h1", "h2", "h3"):
                 pass
             elif _is_marker(child):
-                verses.append((int(child.text_content().strip()), []))
+                verses.append((_number(child.text_content()) or 0, []))
             elif isinstance(child.tag, str) and child.tag != "sup":
                 emit(child.text)
                 walk(child)

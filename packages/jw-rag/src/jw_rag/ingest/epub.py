@@ -111,7 +111,7 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
         name = item.get_name()
         root = parse_html(item.get_content() or b" ", f"{loaded.name}:{name}")
         body = root.find("body")
-        paragraphs = extract_paragraphs(body if body is not None else root)
+        paragraphs = extract_paragraphs(body if body is not None else root, f"{loaded.name}:{name}")
         if not any(p.kind != "heading" for p in paragraphs):
             continue  # cover pages, image-only pages, empty title pages
         headings = [p.text for p in paragraphs if p.kind == "heading"]

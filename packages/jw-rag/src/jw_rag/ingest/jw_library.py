@@ -32,7 +32,7 @@ from jw_core.jwpub import JwFormatError
 from jw_rag.errors import IngestError
 from jw_rag.ingest._identity import DISTINCT_ID_KEY, settle_source_ids
 from jw_rag.ingest._local import open_local
-from jw_rag.ingest._source import clean_controls
+from jw_rag.ingest._source import check_paragraphs, clean_controls
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
     IngestResult,
@@ -70,6 +70,7 @@ def note_document(note: JwNote, *, source: str = "", language: str | None = None
     for line in clean_controls(note.body).splitlines():
         if line.strip():
             paragraphs.append(Paragraph(line.strip(), heading_path=path, kind="note"))
+            check_paragraphs(len(paragraphs), f"{source or 'the backup'}: note {note.guid}")
     if not any(p.kind != "heading" for p in paragraphs):  # a title-only note
         paragraphs = [Paragraph(title, kind="note")]
     meta: dict[str, Any] = {"source": source, "format": "jwlibrary", "note_guid": note.guid}

@@ -50,7 +50,9 @@ def _document(pub: JwPublication, doc: JwDocument, name: str) -> Document | None
     root = parse_html(doc.xhtml.encode("utf-8"), f"{name} (document {doc.document_id})")
     articles = root.xpath("//article")
     body = articles[0] if articles else root.find("body")
-    paragraphs = extract_paragraphs(body if body is not None else root)
+    paragraphs = extract_paragraphs(
+        body if body is not None else root, f"{name} (document {doc.document_id})"
+    )
     if not any(p.kind != "heading" and p.text.strip() for p in paragraphs):
         return None
     return Document(

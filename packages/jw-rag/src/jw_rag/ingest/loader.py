@@ -34,6 +34,7 @@ from jw_rag.ingest._source import (
     is_url,
     read_path,
     read_source,
+    refuse_empty_path,
     refuse_other_kind,
     sniff_kind,
 )
@@ -165,6 +166,7 @@ def load_folder(
     (unreadable, empty, not UTF-8, broken, a bomb, too big...) is left out and
     listed with the reason, and the others are read."""
     kind = _check_kind(kind)
+    refuse_empty_path(folder)
     root = checked_folder(folder)
     if not root.is_dir():
         raise IngestError(f"{root} is not a folder; pass a folder")
@@ -189,6 +191,7 @@ def load_documents(
     kind = _check_kind(kind)
     if is_url(path_or_url):
         return _parse(read_source(path_or_url), kind, source_id)
+    refuse_empty_path(path_or_url)
     root = Path(path_or_url).expanduser()
     if not root.is_dir():
         return _parse(read_path(root), kind, source_id)

@@ -10,10 +10,17 @@ as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from jw_rag.ingest._html import clean_text
-from jw_rag.ingest._source import Loaded, read_source, refuse_other_kind, sniff_kind
+from jw_rag.ingest._source import (
+    Loaded,
+    check_paragraphs,
+    read_source,
+    refuse_other_kind,
+    sniff_kind,
+)
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.ingest.text import read_text
 from jw_rag.model import Document, Paragraph
@@ -30,11 +37,16 @@ _FRONT_TITLE = re.compile(r"^title:\s*[\"']?(.*?)[\"']?\s*$")
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, name: str) -> None:
+        self.name = name
         self.out: list[Paragraph] = []
         self.path: list[tuple[int, str]] = []
         self.lines: list[str] = []
         self.kind = "p"
+
+    def _add(self, paragraph: Paragraph) -> None:
+        self.out.append(paragraph)
+        check_paragraphs(len(self.out), self.name)
 
     def heading_path(self) -> tuple[str, ...]:
         return tuple(t for _, t in self.path)
@@ -46,7 +58,7 @@ class _Builder:
             else:
                 text = "\n".join(self.lines).rstrip()
             if text.strip():
-                self.out.append(Paragraph(text, heading_path=self.heading_path(), kind=self.kind))
+                self._add(Paragraph(text, heading_path=self.heading_path(), kind=self.kind))
         self.lines, self.kind = [], "p"
 
     def heading(self, level: int, text: str) -> None:
@@ -57,7 +69,7 @@ class _Builder:
         while self.path and self.path[-1][0] >= level:
             self.path.pop()
         self.path.append((level, text))
-        self.out.append(Paragraph(text, heading_path=self.heading_path(), kind="heading"))
+        self._add(Paragraph(text, heading_path=self.heading_path(), kind="heading"))
 
     def add(self, line: str, kind: str) -> None:
         if self.lines and self.kind != kind:
@@ -66,26 +78,39 @@ class _Builder:
         self.lines.append(line)
 
 
-def _front_matter(lines: list[str]) -> tuple[int, str]:
-    if not lines or lines[0].strip() != "---":
+def _lines(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(offset, line)`` of each line of ``text`` from ``start``, one at a time
+    (a list of every line of a large file would cost several times the file)."""
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield start, text[start:]
+            return
+        yield start, text[start:end]
+        start = end + 1
+
+
+def _front_matter(text: str) -> tuple[int, str]:
+    """Where the body starts (a character offset) and the front matter's title."""
+    lines = _lines(text)
+    first = next(lines)[1]
+    if first.strip() != "---":
         return 0, ""
-    for end in range(1, len(lines)):
-        if lines[end].strip() in ("---", "..."):
-            title = ""
-            for line in lines[1:end]:
-                m = _FRONT_TITLE.match(line)
-                if m:
-                    title = m.group(1)
-            return end + 1, title
+    title = ""
+    for offset, line in lines:
+        if line.strip() in ("---", "..."):
+            return offset + len(line) + 1, title
+        m = _FRONT_TITLE.match(line)
+        if m:
+            title = m.group(1)
     return 0, ""
 
 
-def _parse(text: str) -> tuple[list[Paragraph], str]:
-    lines = text.split("\n")
-    start, front_title = _front_matter(lines)
-    b = _Builder()
+def _parse(text: str, name: str = "the text") -> tuple[list[Paragraph], str]:
+    start, front_title = _front_matter(text)
+    b = _Builder(name)
     fence: str | None = None
-    for line in lines[start:]:
+    for _, line in _lines(text, start) if start <= len(text) else ():
         if fence is not None:
             if line.strip().startswith(fence):
                 b.lines.append(line)
@@ -147,7 +172,7 @@ def parse_markdown_bytes(loaded: Loaded) -> Document:
     the kind to ingest it as (HTML is left alone: Markdown may hold it)."""
     if sniff_kind(loaded.data) not in (None, "article"):
         refuse_other_kind(loaded, "Markdown")
-    paragraphs, front_title = _parse(read_text(loaded, "Markdown"))
+    paragraphs, front_title = _parse(read_text(loaded, "Markdown"), loaded.name)
     headings = [p for p in paragraphs if p.kind == "heading"]
     title = front_title or (headings[0].text if headings else loaded.stem)
     return Document(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
@@ -24,7 +25,7 @@ from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
-from jw_rag.windows import DEFAULT_WINDOW_CHARS, window_units
+from jw_rag.windows import DEFAULT_WINDOW_CHARS, iter_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
@@ -213,7 +214,7 @@ def ingest_documents(
     prepared = _chunk_all(docs, resolved, skipped)
     writes = []
     for doc, chunks, parents in prepared:
-        units = [*chunks, *window_units(chunks, doc.paragraphs, max_chars=windows)]
+        units = chain(chunks, iter_window_units(chunks, doc.paragraphs, max_chars=windows))
         digest = None if doc.source_id in moved else _indexed_hash(doc, resolved, windows)
         meta = _source_metadata(doc, resolved)
         writes.append(SourceWrite(doc.source_id, units, digest, parents, meta))

@@ -8,20 +8,23 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
 from jw_rag.ingest._source import (
     Loaded,
+    check_paragraphs,
+    check_text_size,
     decode_text,
     looks_binary,
     read_source,
     refuse_other_kind,
 )
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
-from jw_rag.model import Document, Paragraph, split_blocks
+from jw_rag.model import Document, Paragraph, iter_blocks, split_blocks
 from jw_rag.store.protocol import Store
 
 __all__ = ["ingest_text", "parse_text", "parse_text_bytes", "read_text", "split_blocks"]
 
 
 def read_text(loaded: Loaded, what: str = "text") -> str:
-    """The decoded text of ``loaded``; empty or binary input is refused."""
+    """The decoded text of ``loaded``; empty, binary or oversized input is refused."""
+    check_text_size(len(loaded.data), loaded.name)
     if looks_binary(loaded.data):
         raise IngestError(f"{loaded.name} holds binary data, not {what}; check the file")
     text = decode_text(loaded.data, loaded.name).replace("\r\n", "\n").replace("\r", "\n")
@@ -35,7 +38,10 @@ def parse_text_bytes(loaded: Loaded) -> Document:
     naming the kind to ingest it as."""
     refuse_other_kind(loaded, "text")
     text = read_text(loaded)
-    paragraphs = [Paragraph(clean_text(block)) for block in split_blocks(text)]
+    paragraphs: list[Paragraph] = []
+    for block in iter_blocks(text):
+        paragraphs.append(Paragraph(clean_text(block)))
+        check_paragraphs(len(paragraphs), loaded.name)
     if not any(p.text for p in paragraphs):
         raise IngestError(
             f"{loaded.name} has no visible text (only spaces and invisible characters); "

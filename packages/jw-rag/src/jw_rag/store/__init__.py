@@ -4,6 +4,7 @@
 the embedded default (one file, no server).
 """
 
+from jw_rag.store._base import before_writes
 from jw_rag.store._batch import replace_sources
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
@@ -19,6 +20,7 @@ __all__ = [
     "SearchMode",
     "SourceWrite",
     "Store",
+    "before_writes",
     "open_store",
     "reciprocal_rank_fusion",
     "replace_sources",

@@ -5,15 +5,18 @@ reads in the order asked for, and the assembly of ``stats``.
 A backend subclasses :class:`StoreCore` and supplies its transactions
 (``_reading``/``_writing``), its queries and its row I/O (the abstract
 methods below). Writes follow one rule whatever the backend: validate and
-embed first, then write everything in one transaction, so a slow embedder
-holds no locks and an exception leaves the store as it was.
+embed first, a batch at a time (batches past the first wait in an anonymous
+temporary file, :mod:`jw_rag.store._staging`), then write everything in one
+transaction, so a slow embedder holds no locks, a source of any size costs
+the memory of one batch, and an exception leaves the store as it was.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
@@ -31,8 +34,8 @@ from jw_rag.store._rows import (
     check_source_metadata,
     check_unique,
     dump_metadata,
-    encode_chunks,
 )
+from jw_rag.store._staging import Staged
 from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite
 from jw_rag.windows import WINDOW_CHUNKER
 
@@ -41,7 +44,15 @@ if TYPE_CHECKING:  # the embed package is only needed for its types here
 
     from jw_rag.embed.protocol import Embedder, Vectors
 
-__all__ = ["HYBRID_DEPTH", "Counts", "Ranked", "SourceRow", "StoreCore", "source_sql"]
+__all__ = [
+    "HYBRID_DEPTH",
+    "Counts",
+    "Ranked",
+    "SourceRow",
+    "StoreCore",
+    "before_writes",
+    "source_sql",
+]
 
 #: Hybrid search fuses the top ``max(k * 4, HYBRID_DEPTH)`` of each list.
 HYBRID_DEPTH = 50
@@ -75,6 +86,35 @@ class Counts:
     windows: list[tuple[str, str | None, int]] = field(default_factory=list)
 
 
+_BEFORE_WRITE: ContextVar[Callable[[], None] | None] = ContextVar(
+    "jw_rag_before_write", default=None
+)
+
+
+@contextmanager
+def before_writes(callback: Callable[[], None]) -> Iterator[None]:
+    """Within the block, ``callback()`` runs when a write's chunks are all
+    embedded and its transaction is about to start (``add`` and
+    ``replace_source``); an exception it raises abandons the write, which then
+    leaves the store as it was. A server uses it to stop cutting a call at its
+    deadline once the write begins."""
+    token = _BEFORE_WRITE.set(callback)
+    try:
+        yield
+    finally:
+        _BEFORE_WRITE.reset(token)
+
+
+def _write_begins() -> None:
+    callback = _BEFORE_WRITE.get()
+    if callback is not None:
+        callback()
+
+
+class _Unchanged(Exception):
+    """Raised inside a write transaction to roll it back as a no-op."""
+
+
 def source_sql(prefix: str, mark: str) -> str:
     """The query for one source's hash, metadata, ingest time and chunk count,
     given a backend's table name prefix and parameter mark."""
@@ -85,38 +125,51 @@ def source_sql(prefix: str, mark: str) -> str:
     )
 
 
+def _belongs(chunk: Any, source_id: str) -> None:
+    if getattr(chunk, "source_id", None) != source_id:
+        raise ConfigError(
+            f"chunk {getattr(chunk, 'id', chunk)!r} belongs to source "
+            f"{getattr(chunk, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
+        )
+
+
 def _check_write(write: SourceWrite) -> str:
-    """Check one source of a batch (its chunks and parents belong to it, its
-    parents are unique, its metadata storable); returns the metadata as JSON."""
-    source_id = write.source_id
-    for c in [*write.chunks, *write.parents]:
-        if getattr(c, "source_id", None) != source_id:
-            raise ConfigError(
-                f"chunk {getattr(c, 'id', c)!r} belongs to source "
-                f"{getattr(c, 'source_id', None)!r}, not {source_id!r}: give each source its own call"
-            )
+    """Check what one source of a batch holds besides its chunks (its parents
+    belong to it and are unique, its metadata is storable); returns the
+    metadata as JSON. Its chunks are checked as they are read
+    (:func:`_chunk_check`), so a generator is read once."""
+    for p in write.parents:
+        _belongs(p, write.source_id)
     check_unique(write.parents, "parent")
-    return check_source_metadata(source_id, write.source_metadata)
+    return check_source_metadata(write.source_id, write.source_metadata)
 
 
-def _check_batch_ids(writes: Sequence[SourceWrite]) -> None:
-    """Refuse a batch naming one source twice, or one chunk id in two sources
-    (the second would overwrite the first)."""
+def _check_sources(writes: Sequence[SourceWrite]) -> None:
+    """Refuse a batch naming one source twice."""
     sources: set[str] = set()
-    owner: dict[str, str] = {}
     for w in writes:
         if w.source_id in sources:
             raise ConfigError(
                 f"source {w.source_id!r} appears twice in one batch: give each its own id"
             )
         sources.add(w.source_id)
-        for c in w.chunks:
-            cid = getattr(c, "id", None)
-            if isinstance(cid, str) and owner.setdefault(cid, w.source_id) != w.source_id:
-                raise ConfigError(
-                    f"chunk id {cid!r} is in sources {owner[cid]!r} and {w.source_id!r} of one "
-                    "batch: chunk ids must be unique across sources"
-                )
+
+
+def _chunk_check(source_id: str, owner: dict[str, str]) -> Callable[[Any], None]:
+    """The check of each chunk of ``source_id`` in a batch: it belongs to the
+    source, and its id is in no other source of the batch (the second would
+    overwrite the first); ``owner`` maps the batch's chunk ids to their source."""
+
+    def check(chunk: Any) -> None:
+        _belongs(chunk, source_id)
+        cid = getattr(chunk, "id", None)
+        if isinstance(cid, str) and owner.setdefault(cid, source_id) != source_id:
+            raise ConfigError(
+                f"chunk id {cid!r} is in sources {owner[cid]!r} and {source_id!r} of one "
+                "batch: chunk ids must be unique across sources"
+            )
+
+    return check
 
 
 def _by_source(pair: tuple[SourceWrite, str]) -> str:
@@ -216,8 +269,9 @@ class StoreCore(ABC, Generic[ConnT]):
     def _stored_hash(self, conn: ConnT, source_id: str) -> str | None: ...
 
     @abstractmethod
-    def _claim_source(self, conn: ConnT, source_id: str, rows: Sequence[ChunkRow]) -> str | None:
-        """Inside a write: serialise writers of ``source_id`` and return its stored hash."""
+    def _claim_source(self, conn: ConnT, source_id: str, has_rows: bool) -> str | None:
+        """Inside a write: serialise writers of ``source_id`` and return its stored
+        hash (``has_rows``: the write inserts chunks of it)."""
 
     @abstractmethod
     def _insert_rows(self, conn: ConnT, rows: list[ChunkRow], vectors: Vectors) -> None:
@@ -309,13 +363,30 @@ class StoreCore(ABC, Generic[ConnT]):
             )
         return vectors
 
-    def _prepare_rows(self, chunks: Sequence[Chunk]) -> tuple[list[ChunkRow], Vectors]:
-        rows = encode_chunks(chunks)
-        if not rows:  # nothing to embed: do not even create the default embedder
-            return rows, np.zeros((0, 0), dtype=np.float32)
-        with self._reading() as conn:
-            self._check_model(conn)
-        return rows, self._embed([r.embed_input for r in rows])
+    def _stage(
+        self,
+        staged: Staged,
+        part: str,
+        chunks: Iterable[Chunk],
+        check: Callable[[Chunk], None] = lambda _c: None,
+    ) -> int:
+        """Stage ``chunks`` in ``staged`` as ``part``: validated, encoded and
+        embedded a batch at a time before any write (see
+        :mod:`jw_rag.store._staging`); the model is checked before the first
+        batch is embedded, and the default embedder not even created when there
+        is nothing to embed. Returns how many rows were staged."""
+
+        checked = False
+
+        def embed(rows: list[ChunkRow]) -> Vectors:
+            nonlocal checked
+            if not checked:
+                with self._reading() as conn:
+                    self._check_model(conn)
+                checked = True
+            return self._embed([r.embed_input for r in rows])
+
+        return staged.stage(part, chunks, embed, check)
 
     def _query_vector(self, query: str) -> Vectors | None:
         """The query's vector, or ``None`` when the store holds no vectors yet."""
@@ -329,20 +400,24 @@ class StoreCore(ABC, Generic[ConnT]):
 
     # -- writing ------------------------------------------------------------
 
-    def add(self, chunks: Sequence[Chunk]) -> int:
+    def add(self, chunks: Iterable[Chunk]) -> int:
         """Add (or overwrite, by id) ``chunks``; returns how many were written."""
-        rows, vectors = self._prepare_rows(chunks)
-        if not rows:
-            return 0
-        with self._writing() as conn:
-            self._insert_rows(conn, rows, vectors)
-            self._touch_sources(conn, sorted({r.chunk.source_id for r in rows}))
-        return len(rows)
+        with Staged() as staged:
+            if not self._stage(staged, "", chunks):
+                return 0
+            _write_begins()
+            with self._writing() as conn:
+                sources: set[str] = set()
+                for rows, vectors in staged.batches(""):
+                    self._insert_rows(conn, rows, vectors)
+                    sources.update(r.chunk.source_id for r in rows)
+                self._touch_sources(conn, sorted(sources))
+            return staged.rows("")
 
     def replace_source(
         self,
         source_id: str,
-        chunks: Sequence[Chunk],
+        chunks: Iterable[Chunk],
         *,
         content_hash: str | None = None,
         parents: Sequence[Chunk] = (),
@@ -352,7 +427,9 @@ class StoreCore(ABC, Generic[ConnT]):
 
         Returns ``False`` and writes nothing when ``content_hash`` equals the
         hash stored by the previous ingest of that source (and the store's
-        vectors come from the embedder in use).
+        vectors come from the embedder in use). ``chunks`` may be any iterable
+        (a generator too): it is read once, a batch at a time, and embedded
+        before the write transaction starts.
         """
         write = SourceWrite(source_id, chunks, content_hash, parents, source_metadata)
         return self.replace_sources([write])[0]
@@ -364,36 +441,47 @@ class StoreCore(ABC, Generic[ConnT]):
 
         Each source is skipped (``False``) when unchanged, as in
         :meth:`replace_source`. Everything is checked and embedded before the
-        write begins; ``progress`` is called with each source id once its
+        write begins, a batch at a time, batches past the first waiting on disk
+        (:mod:`jw_rag.store._staging`): the write costs the memory of one
+        batch of chunks, however many sources it holds. Each source's chunks
+        are read once. ``progress`` is called with each source id once its
         vectors are ready (or it is found unchanged). Source ids must be
         distinct, and chunk ids unique across the batch."""
+        writes = list(writes)
         metas = [_check_write(w) for w in writes]
-        _check_batch_ids(writes)
+        _check_sources(writes)
         with self._reading() as conn:
             model = self._meta(conn).get("model_id")
             stored = {w.source_id: self._stored_hash(conn, w.source_id) for w in writes}
         same_model = model is None or model == self.embedder.model_id
-        # Only the vectors are kept until the write (the rows are rebuilt there,
-        # cheaply): a batch holds one float32 vector per chunk beyond its chunks.
-        prepared: dict[str, Vectors] = {}
-        for w in writes:
-            unchanged = w.content_hash is not None and stored[w.source_id] == w.content_hash
-            if not (unchanged and same_model):
-                prepared[w.source_id] = self._prepare_rows(w.chunks)[1]
-            if progress is not None:
-                progress(w.source_id)
-        written: set[str] = set()
-        if prepared:
+        owner: dict[str, str] = {}
+        with Staged() as staged:
+            changed: set[str] = set()
+            for w in writes:
+                check = _chunk_check(w.source_id, owner)
+                unchanged = w.content_hash is not None and stored[w.source_id] == w.content_hash
+                if unchanged and same_model:
+                    for c in w.chunks:  # not written, but its ids are still the batch's
+                        check(c)
+                else:
+                    self._stage(staged, w.source_id, w.chunks, check)
+                    changed.add(w.source_id)
+                if progress is not None:
+                    progress(w.source_id)
+            if not changed:
+                return [False] * len(writes)
+            _write_begins()
+            written: set[str] = set()
             with self._writing() as conn:
                 for w, meta_json in sorted(zip(writes, metas, strict=True), key=_by_source):
-                    if w.source_id not in prepared:
+                    if w.source_id not in changed:
                         continue
-                    rows, vectors = encode_chunks(w.chunks), prepared[w.source_id]
-                    now = self._claim_source(conn, w.source_id, rows)
+                    now = self._claim_source(conn, w.source_id, staged.rows(w.source_id) > 0)
                     if w.content_hash is not None and now == w.content_hash and same_model:
                         continue  # another process ingested it meanwhile
                     self._delete_source_rows(conn, w.source_id)
-                    self._insert_rows(conn, rows, vectors)
+                    for rows, vectors in staged.batches(w.source_id):
+                        self._insert_rows(conn, rows, vectors)
                     self._write_parents(conn, w.parents)
                     self._record_source(conn, w.source_id, w.content_hash, meta_json)
                     written.add(w.source_id)
@@ -402,9 +490,15 @@ class StoreCore(ABC, Generic[ConnT]):
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and
         parents; returns the number of chunks (window units not counted)."""
-        with self._writing() as conn:
-            n = self._delete_source_rows(conn, source_id)
-            self._forget_source(conn, source_id)
+        try:
+            with self._writing() as conn:
+                known = self._source_row(conn, source_id) is not None
+                n = self._delete_source_rows(conn, source_id)
+                if not known and not n:
+                    raise _Unchanged  # nothing of it stored: the store stays as it was
+                self._forget_source(conn, source_id)
+        except _Unchanged:
+            return 0
         return n
 
     def add_parents(self, parents: Sequence[Chunk]) -> int:

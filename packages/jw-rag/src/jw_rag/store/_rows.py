@@ -107,9 +107,13 @@ def check_source_metadata(source_id: str, metadata: Mapping[str, Any] | None) ->
     return json.dumps(dict(metadata or {}), ensure_ascii=False, sort_keys=True)
 
 
-def check_unique(chunks: Sequence[Chunk], what: str = "chunk") -> None:
-    """Check every chunk (type, fields, no NUL) and that no id appears twice."""
-    seen: set[str] = set()
+def check_unique(
+    chunks: Sequence[Chunk], what: str = "chunk", seen: set[str] | None = None
+) -> None:
+    """Check every chunk (type, fields, no NUL) and that no id appears twice
+    (nor is in ``seen``, the ids of earlier batches of the same call, which
+    this extends)."""
+    seen = set() if seen is None else seen
     for c in chunks:
         _check_chunk(c, what)
         if c.id in seen:
@@ -117,11 +121,15 @@ def check_unique(chunks: Sequence[Chunk], what: str = "chunk") -> None:
         seen.add(c.id)
 
 
-def encode_chunks(chunks: Sequence[Chunk]) -> list[ChunkRow]:
-    """Validate ``chunks`` and compute everything their rows need."""
-    check_unique(chunks)
+def encode_chunks(
+    chunks: Sequence[Chunk], *, seen: set[str] | None = None, first: int = 0
+) -> list[ChunkRow]:
+    """Validate ``chunks`` and compute everything their rows need; ``seen`` and
+    ``first`` continue a call given in batches (the ids so far, the position
+    of this batch's first chunk)."""
+    check_unique(chunks, seen=seen)
     rows: list[ChunkRow] = []
-    for position, c in enumerate(chunks):
+    for position, c in enumerate(chunks, start=first):
         ord_ = c.metadata.get("chunk_index")
         rows.append(
             ChunkRow(

@@ -40,6 +40,8 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
 
 def fold(text: str) -> str:
     """Lowercase ``text`` and strip its accents (``"Jesús"`` -> ``"jesus"``)."""
+    if text.isascii():  # no accents to strip: most words, and the cheap case
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -284,7 +284,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         self, conn: psycopg.Connection, rows: list[ChunkRow], vectors: Vectors
     ) -> None:
         """Insert (or overwrite by id) ``rows``: COPY into a staging table, then
-        one INSERT, which also maintains the HNSW and full-text indexes."""
+        one INSERT, which also maintains the HNSW and full-text indexes (the
+        staging table is dropped after it, for the write's next batch)."""
         if not rows:
             return
         self._fix_dimension(conn, self.embedder)
@@ -302,7 +303,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             f"INSERT INTO jw_chunks ({_COLUMNS}) SELECT {_COLUMNS} FROM jw_stage "
             f"ON CONFLICT (id) DO UPDATE SET {updates}"
         )
-        conn.execute("DROP TABLE jw_stage")  # the next source of a batch stages its own
+        conn.execute("DROP TABLE jw_stage")  # a write inserts several batches and sources
 
     def _write_parents(self, conn: psycopg.Connection, parents: Sequence[Chunk]) -> None:
         if not parents:
@@ -333,13 +334,11 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         ).fetchone()
         return None if row is None else row[0]
 
-    def _claim_source(
-        self, conn: psycopg.Connection, source_id: str, rows: Sequence[ChunkRow]
-    ) -> str | None:
+    def _claim_source(self, conn: psycopg.Connection, source_id: str, has_rows: bool) -> str | None:
         """Take the source's row lock, so concurrent re-ingests of one source
         run one after the other (the vector column is fixed first, before any
         row lock is held)."""
-        if rows:
+        if has_rows:
             self._fix_dimension(conn, self.embedder)
         conn.execute(
             "INSERT INTO jw_sources (source_id) VALUES (%s) ON CONFLICT DO NOTHING", (source_id,)

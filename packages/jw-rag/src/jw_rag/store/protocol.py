@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,10 +34,11 @@ class SearchHit:
 @dataclass(frozen=True, slots=True)
 class SourceWrite:
     """One source of a batch write (:meth:`StoreCore.replace_sources`): the same
-    arguments as ``Store.replace_source``."""
+    arguments as ``Store.replace_source`` (``chunks`` is read once, so it may
+    be a generator)."""
 
     source_id: str
-    chunks: Sequence[Chunk]
+    chunks: Iterable[Chunk]
     content_hash: str | None = None
     parents: Sequence[Chunk] = ()
     source_metadata: Mapping[str, Any] | None = None
@@ -57,12 +58,12 @@ class Store(Protocol):
     path), else its text; the stored text is always ``chunk.text``.
     """
 
-    def add(self, chunks: Sequence[Chunk]) -> int: ...
+    def add(self, chunks: Iterable[Chunk]) -> int: ...
 
     def replace_source(
         self,
         source_id: str,
-        chunks: Sequence[Chunk],
+        chunks: Iterable[Chunk],
         *,
         content_hash: str | None = None,
         parents: Sequence[Chunk] = (),
@@ -72,7 +73,8 @@ class Store(Protocol):
         ``chunks`` and ``parents``.
 
         Returns ``False`` (and changes nothing) when ``content_hash`` equals
-        the hash stored for that source by the previous ingest.
+        the hash stored for that source by the previous ingest. ``chunks`` is
+        read once, so a generator does: a store holds one batch at a time.
         """
         ...
 

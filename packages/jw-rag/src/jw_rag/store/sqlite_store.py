@@ -330,9 +330,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         ).fetchone()
         return None if row is None else row[0]
 
-    def _claim_source(
-        self, conn: sqlite3.Connection, source_id: str, rows: Sequence[ChunkRow]
-    ) -> str | None:
+    def _claim_source(self, conn: sqlite3.Connection, source_id: str, has_rows: bool) -> str | None:
         return self._stored_hash(conn, source_id)  # BEGIN IMMEDIATE already serialises writers
 
     def _record_source(
