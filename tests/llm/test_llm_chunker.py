@@ -11,7 +11,14 @@ import pytest
 from jw_gen.errors import GenerationError as GenError
 from jw_gen.providers import FakeProvider, HeuristicProvider
 from jw_rag.chunkers import get_chunker
-from jw_rag.chunkers.llm_chunker import LLMChunker, Split, parse_answer
+from jw_rag.chunkers.llm_chunker import (
+    PROMPT_VERSION,
+    SYSTEM_PROMPT,
+    LLMChunker,
+    Split,
+    actions_schema,
+    parse_answer,
+)
 from jw_rag.chunkers.validate import check_chunks
 from jw_rag.errors import ConfigError, GenerationError
 
@@ -55,6 +62,45 @@ def test_prompt_numbers_chunks_and_their_paragraphs() -> None:
     assert lines[at + 1].startswith("(1) A new subject") and lines[at + 2].startswith("(2) However")
     assert fake.settings == [(0.0, 0)]
     assert "Size limit: 520 characters" in prompt
+    assert "[chunk 0] (" in prompt and " characters, 1 paragraph)" in prompt
+    assert lines[at].endswith(" characters, 2 paragraphs)")
+    assert lines[-1] == "Answer with the JSON object only; chunk numbers are 0 to 2."
+
+
+def test_the_instructions_show_the_shape_without_a_concrete_index() -> None:
+    assert PROMPT_VERSION == "2"
+    # nothing a model can copy as a valid action: placeholders only
+    # (the paragraph labels "(1), (2), ..." describe the list, not an answer)
+    described = SYSTEM_PROMPT.replace("(1), (2), ...", "").replace("C+1", "").replace("P+1", "")
+    assert not any(ch.isdigit() for ch in described)
+    assert '{"op": "split", "chunk_index": C, "after_paragraph": P}' in SYSTEM_PROMPT
+    assert '{"op": "merge", "chunk_indices": [C, C+1]}' in SYSTEM_PROMPT
+    assert "premise" in SYSTEM_PROMPT and "conclusion" in SYSTEM_PROMPT
+
+
+def test_each_call_hands_over_the_schema_of_its_chunks() -> None:
+    paras = PARAS * 6
+    chunker, fake = _chunker(lambda prompt: _answer(), max_prompt_chars=1200)
+    chunker.chunk(paras, "long", metadata={"language": "en"})
+    assert fake.calls > 1 and len(fake.schemas) == fake.calls
+    for prompt, schema in zip(fake.prompts, fake.schemas, strict=True):
+        shown = [
+            int(line.split()[1][:-1]) for line in prompt.splitlines() if line.startswith("[chunk ")
+        ]
+        counts = [
+            int(line.split(", ")[1].split()[0])
+            for line in prompt.splitlines()
+            if line.startswith("[chunk ")
+        ]
+        sizes = [
+            int(line.split("(")[1].split()[0])
+            for line in prompt.splitlines()
+            if line.startswith("[chunk ")
+        ]
+        assert schema == actions_schema(
+            counts, first_index=shown[0], sizes=sizes, size_limit=chunker.cap
+        )
+        assert shown == list(range(shown[0], shown[0] + len(shown)))
 
 
 def test_split_and_merge_golden() -> None:
