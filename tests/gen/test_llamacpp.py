@@ -4,9 +4,13 @@ One test runs a real tiny model, only where the binding and a model are installe
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -329,3 +333,33 @@ def test_a_real_tiny_model_answers_the_chunker_schema() -> None:
     answer = provider.complete(prompt, system="Answer JSON.", schema=actions_schema(counts))
     parse_answer(answer, counts)  # raises if the answer is not usable
     provider.close()
+
+
+class _OneContextEngine(_Engine):
+    """Fails if a second call reads its prompt while a first is still answering."""
+
+    def prefill(self, tokens: list[int]) -> None:
+        self.owner = threading.get_ident()
+        time.sleep(0.005)
+
+    def feed(self, token: int) -> bool:
+        time.sleep(0.002)
+        assert self.owner == threading.get_ident(), "two answers share the context"
+        return True
+
+    def chooser(self, temperature, seed):
+        def choose(ids):
+            assert self.owner == threading.get_ident(), "two answers share the context"
+            return max(ids)  # the highest id allowed: digits, so the answer is long
+
+        return choose
+
+
+def test_concurrent_calls_take_turns_on_the_one_context(tmp_path) -> None:
+    provider = LlamaCppProvider(str(tmp_path / "m.gguf"), max_tokens=60)
+    provider._engine, provider.family = _OneContextEngine(), "chatml"
+    schema = {"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 3}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda _: provider.complete("p", schema=schema), range(8)))
+    assert len(set(answers)) == 1 and json.loads(answers[0])
+    assert provider.usage["calls"] == 8

@@ -241,3 +241,22 @@ def test_heuristic_provider_over_bundled_corpus_keeps_provenance(bench_docs) -> 
         assert {c.metadata["llm_status"] for c in chunks} <= {"ok", "no_actions"}
         ops += sum(len(c.metadata["llm_actions"]) for c in chunks)
     assert ops > 10
+
+
+def test_a_deeply_nested_answer_is_rejected_not_a_crash() -> None:
+    chunker, _ = _chunker(["[" * 100_000 + "]" * 100_000])
+    chunks = chunker.chunk(PARAS, "doc", metadata={"language": "en"})
+    assert chunks[0].metadata["llm_status"] == "invalid_answer: no JSON object found in the answer"
+
+
+def test_the_schema_grows_linearly_with_the_chunks_shown() -> None:
+    from jw_rag.chunkers.llm_answer import MAX_MERGE
+
+    for n in (10, 100, 1000):
+        counts = [1 + i % 6 for i in range(n)]
+        schema = actions_schema(counts, sizes=[20] * n, size_limit=5000)
+        items = schema["properties"]["actions"]["items"]["anyOf"]
+        assert len(items) == 6  # one split alternative per paragraph count, one merge
+        runs = items[-1]["properties"]["chunk_indices"]["enum"]
+        assert len(runs) == sum(min(MAX_MERGE, n - i) - 1 for i in range(n))
+        assert len(json.dumps(schema)) < 60 * n + 2000

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import importlib
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata as importlib_metadata
@@ -155,6 +156,7 @@ class LlamaCppProvider:
     :data:`~jw_gen.providers.chat_templates.FAMILIES`; default: from the file).
     ``usage`` adds up calls, prompt and completion tokens, the seconds spent
     reading prompts and writing answers, and answers cut at ``max_tokens``.
+    The model has one context: calls from several threads run one at a time.
     """
 
     provider_id = _PROVIDER
@@ -185,6 +187,7 @@ class LlamaCppProvider:
         }
         self._engine: _Engine | None = None
         self.family: str | None = None
+        self._lock = threading.Lock()  # one context: calls from several threads take turns
 
     def __repr__(self) -> str:
         return f"LlamaCppProvider(model={self.model!r}, threads={self.threads})"
@@ -207,6 +210,17 @@ class LlamaCppProvider:
         schema: Mapping[str, Any] | None = None,
     ) -> str:
         machine = _machine(schema) if schema is not None else None
+        with self._lock:
+            return self._complete(prompt, system, temperature, seed, machine)
+
+    def _complete(
+        self,
+        prompt: str,
+        system: str | None,
+        temperature: float,
+        seed: int | None,
+        machine: Machine | None,
+    ) -> str:
         engine = self._get_engine()
         assert self.family is not None
         tokens = engine.tokenize(render(self.family, prompt, system))
@@ -248,9 +262,10 @@ class LlamaCppProvider:
 
     def close(self) -> None:
         """Free the model and its context (the next call loads them again)."""
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
+        with self._lock:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
 
 
 def _machine(schema: Mapping[str, Any]) -> Machine:

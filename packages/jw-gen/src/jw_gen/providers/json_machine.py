@@ -64,13 +64,20 @@ class _Alt:
 
 
 @dataclass(frozen=True, slots=True)
+class _Choice:
+    """One of several literal texts (an enum): read as one thread, not one per text."""
+
+    texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Arr:
     item: Any
     min: int
     max: int | None
 
 
-_Node = _Lit | _Int | _Seq | _Alt | _Arr
+_Node = _Lit | _Int | _Seq | _Alt | _Choice | _Arr
 
 
 def _int_bound(schema: Mapping[str, Any], key: str) -> int | None:
@@ -122,7 +129,11 @@ def _compile(schema: Any) -> _Node:
 
 def _alt(options: list[_Node]) -> _Node:
     unique = tuple(dict.fromkeys(options))
-    return unique[0] if len(unique) == 1 else _Alt(unique)
+    if len(unique) == 1:
+        return unique[0]
+    if all(isinstance(o, _Lit) for o in unique):
+        return _Choice(tuple(o.text for o in unique if isinstance(o, _Lit)))
+    return _Alt(unique)
 
 
 def _object(schema: Mapping[str, Any]) -> _Node:
@@ -219,6 +230,7 @@ def _int_done(s: str, lo: int | None, hi: int | None) -> bool:
 # -- the machine -------------------------------------------------------------------------
 
 #: A thread: a stack of frames, top last. Frames: ("L", text, pos),
+#: ("C", texts, pos) (the texts of a choice that still match, none finished),
 #: ("I", lo, hi, digits), ("A", item, min, max, count, phase), ("N", node).
 _Thread = tuple[tuple[Any, ...], ...]
 State = frozenset[_Thread]
@@ -233,6 +245,8 @@ def _node_min(node: _Node) -> int:
         return sum(_node_min(p) for p in node.parts)
     if isinstance(node, _Alt):
         return min(_node_min(o) for o in node.options)
+    if isinstance(node, _Choice):
+        return min(len(t) for t in node.texts)
     item = _node_min(node.item)
     return 2 + (item * node.min + 2 * (node.min - 1) if node.min else 0)
 
@@ -252,6 +266,9 @@ class Machine:
             yield from _DIGITS
             if node.lo is None or node.lo < 0:
                 yield "-"
+        elif isinstance(node, _Choice):
+            for text in node.texts:
+                yield from text
         elif isinstance(node, _Seq | _Alt):
             for part in node.parts if isinstance(node, _Seq) else node.options:
                 yield from self._chars(part)
@@ -297,6 +314,8 @@ class Machine:
         kind = frame[0]
         if kind == "L":
             return len(frame[1]) - frame[2]
+        if kind == "C":
+            return min(len(t) for t in frame[1]) - frame[2]
         if kind == "I":
             extra = _int_min_extra(frame[3], frame[1], frame[2])
             return 1 << 30 if extra is None else extra
@@ -346,6 +365,8 @@ def _settle(thread: _Thread) -> list[_Thread]:
                 todo.append(rest + tuple(("N", p) for p in reversed(node.parts)))
             elif isinstance(node, _Alt):
                 todo.extend(rest + (("N", o),) for o in node.options)
+            elif isinstance(node, _Choice):
+                out.append(rest + (("C", node.texts, 0),))
             else:
                 todo.append(rest + (("A", node.item, node.min, node.max, 0, 1), ("L", "[", 0)))
     return out
@@ -369,9 +390,17 @@ def _step(thread: _Thread, ch: str) -> list[_Thread]:
         if text[pos] != ch:
             return []
         return _settle(rest + (("L", text, pos + 1),))
+    if kind == "C":
+        _, texts, pos = top
+        matched = [t for t in texts if t[pos] == ch]
+        longer = tuple(t for t in matched if len(t) > pos + 1)
+        out = [rest + (("C", longer, pos + 1),)] if longer else []
+        if len(longer) < len(matched):  # a text ends here
+            out.extend(_settle(rest))
+        return out
     if kind == "I":
         _, lo, hi, digits = top
-        out: list[_Thread] = []
+        out = []
         if (ch in _DIGITS or ch == "-") and _int_viable(digits + ch, lo, hi):
             out.append(rest + (("I", lo, hi, digits + ch),))
         if _int_done(digits, lo, hi):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "MAX_MERGE",
     "SCHEMA_NAME",
     "InvalidAnswer",
     "LLMAction",
@@ -28,6 +29,10 @@ __all__ = [
     "actions_schema",
     "parse_answer",
 ]
+
+#: The longest run of chunks the schema offers to merge (:func:`parse_answer`
+#: accepts longer runs from a provider that does not constrain its output).
+MAX_MERGE = 4
 
 #: The schema's title: the name providers give it (OpenAI ``json_schema.name``,
 #: the Anthropic tool's name).
@@ -101,32 +106,36 @@ def actions_schema(
     first_index + len(counts) - 1``, where ``counts[i]`` is how many paragraphs
     chunk ``first_index + i`` has.
 
-    One split alternative per chunk that can be split (its ``after_paragraph``
-    bounded by that chunk's paragraphs) and one merge alternative whose
-    ``chunk_indices`` is one of the runs of two or more consecutive chunks
-    (with ``sizes`` and ``size_limit``: only the runs whose joined text, two
-    characters between chunks, fits the limit); at most one action per chunk.
+    One split alternative per paragraph count ``k >= 2`` (the chunks with ``k``
+    paragraphs, ``after_paragraph`` in ``1..k-1``) and one merge alternative
+    whose ``chunk_indices`` is one of the runs of 2 to :data:`MAX_MERGE`
+    consecutive chunks (with ``sizes`` and ``size_limit``: only the runs whose
+    joined text, two characters between chunks, fits the limit); at most one
+    action per chunk. Its size grows linearly with the chunks shown.
     Properties are listed in the order the answer writes them; every object is
     closed. Every answer that parses against it also passes :func:`parse_answer`.
     """
     if not counts:
         raise ValueError("an answer schema needs at least one chunk")
     n = len(counts)
+    by_count: dict[int, list[int]] = {}
+    for i, k in enumerate(counts):
+        if k >= 2:
+            by_count.setdefault(k, []).append(first_index + i)
     alternatives: list[dict[str, Any]] = [
         _object(
             {
                 "op": {"type": "string", "enum": ["split"]},
-                "chunk_index": {"type": "integer", "enum": [first_index + i]},
+                "chunk_index": {"type": "integer", "enum": indices},
                 "after_paragraph": {"type": "integer", "minimum": 1, "maximum": k - 1},
             }
         )
-        for i, k in enumerate(counts)
-        if k >= 2
+        for k, indices in sorted(by_count.items())
     ]
     runs: list[list[int]] = []
     for i in range(n):
         size = sizes[i] if sizes is not None else 0
-        for j in range(i + 1, n):
+        for j in range(i + 1, min(n, i + MAX_MERGE)):
             if sizes is not None and size_limit is not None:
                 size += 2 + sizes[j]
                 if size > size_limit:
