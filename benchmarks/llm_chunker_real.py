@@ -126,6 +126,33 @@ def replaying(replay: Replay) -> Iterator[None]:
         registry._FACTORIES["llamacpp"] = saved
 
 
+def answer_shapes(replay: Replay) -> dict[str, int]:
+    """How often each answer was given, with chunk numbers counted from the
+    first chunk of its prompt (``merge [+0, +1]`` is "merge the first two
+    chunks shown"): a model that always gives the same shape is not judging."""
+    shapes: Counter[str] = Counter()
+    for (_system, prompt), answer in replay.answers.items():
+        first = (
+            int(prompt.split("Chunks shown: ", 1)[1].split()[0])
+            if "Chunks shown: " in prompt
+            else 0
+        )
+        try:
+            actions = json.loads(answer)["actions"]
+            parts = []
+            for a in actions:
+                if a.get("op") == "merge":
+                    parts.append(
+                        "merge [" + ", ".join(f"+{i - first}" for i in a["chunk_indices"]) + "]"
+                    )
+                else:
+                    parts.append(f"split +{a['chunk_index'] - first} after {a['after_paragraph']}")
+            shapes["; ".join(parts) or "no change"] += 1
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            shapes["unusable"] += 1
+    return dict(shapes.most_common())
+
+
 def _per_1000(value: float, paragraphs: int) -> float:
     return 1000.0 * value / paragraphs if paragraphs else 0.0
 
@@ -167,6 +194,7 @@ def answer_pass(ds: Dataset, docs: list[str], replay: Replay, cache_dir: Path) -
         "answers_usable": received - rejected,
         "usable_rate": (received - rejected) / received if received else None,
         "statuses": dict(statuses),
+        "answer_shapes": answer_shapes(replay),
         "actions_kept_per_document": sum(kept) / n if n else 0.0,
         "actions_dropped_per_document": sum(dropped) / n if n else 0.0,
         "per_1000_paragraphs": {
@@ -246,6 +274,9 @@ def _print(name: str, answers: dict[str, Any], retrieval: dict[str, Any]) -> Non
         f"tokens, {per['prompt_seconds']:.0f} s reading + {per['answer_seconds']:.0f} s "
         f"answering"
     )
+    shapes = answers["answer_shapes"]
+    top = ", ".join(f"{k} ×{v}" for k, v in list(shapes.items())[:4])
+    print(f"answers by shape ({len(shapes)} distinct): {top}")
     print(f"retrieval: {retrieval['n_questions']} questions, embedder {retrieval['embedder']}")
     for variant, values in retrieval["scores"].items():
         cells = "  ".join(f"{m} {v['value']:.4f}" for m, v in values.items())

@@ -260,3 +260,31 @@ def test_the_schema_grows_linearly_with_the_chunks_shown() -> None:
         runs = items[-1]["properties"]["chunk_indices"]["enum"]
         assert len(runs) == sum(min(MAX_MERGE, n - i) - 1 for i in range(n))
         assert len(json.dumps(schema)) < 60 * n + 2000
+
+
+def test_empty_input_asks_nothing() -> None:
+    for empty in ([], ["", "   "], ""):
+        chunker, fake = _chunker([])
+        assert chunker.chunk(empty, "doc") == [] and fake.calls == 0
+
+
+def test_concurrent_chunk_calls_share_one_cache(tmp_path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs = {f"doc-{i}": [p.replace("libraries", f"libraries {i}") for p in PARAS] for i in range(6)}
+    fake = FakeProvider(
+        lambda prompt: _answer({"op": "split", "chunk_index": 2, "after_paragraph": 1})
+    )
+    chunker = LLMChunker(provider=fake, max_chars=400, min_chars=10, cache_dir=tmp_path)
+    jobs = [d for d in docs for _ in range(3)]  # each document chunked three times at once
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda d: (d, chunker.chunk(docs[d], d)), jobs))
+    for doc_id, chunks in results:
+        check_chunks(docs[doc_id], chunks, max_len=chunker.cap)
+        assert [c.metadata["para_ids"] for c in chunks] == [[0], [1], [2], [3]]
+    assert len(chunker.cache.entries()) == len(docs)
+    calls = fake.calls
+    again = [chunker.chunk(docs[d], d) for d in docs]
+    assert fake.calls == calls and {c.metadata["llm_status"] for cs in again for c in cs} == {
+        "cached"
+    }
