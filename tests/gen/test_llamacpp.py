@@ -4,9 +4,13 @@ One test runs a real tiny model, only where the binding and a model are installe
 
 from __future__ import annotations
 
+import json
 import os
 import struct
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -266,3 +270,96 @@ def test_a_real_tiny_model_answers_within_the_bounds() -> None:
     assert provider.family in FAMILIES
     assert not any(stop in first for stop in FAMILIES[provider.family].stops)
     provider.close()
+
+
+def test_an_unsupported_schema_is_a_one_line_error_before_loading(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "ik_llama_cpp", None)  # loading anything would fail
+    provider = LlamaCppProvider(str(tmp_path / "m.gguf"))
+    with pytest.raises(GenerationError, match="cannot constrain the answer to this schema: type"):
+        provider.complete("p", schema={"type": "string"})
+
+
+class _Engine:
+    """The engine surface the provider drives, over a tiny vocabulary whose
+    logits always prefer prose (token 1) and then the end token (0)."""
+
+    def __init__(self) -> None:
+        from jw_gen.providers.constrained import Vocabulary
+
+        pieces = [b"<end>", b"Sure! Here", *(c.encode() for c in '{}[]":, 0123456789'), b"actions"]
+        self.vocab = Vocabulary(pieces, [0])
+        self.fed: list[int] = []
+
+    def tokenize(self, text: str) -> list[int]:
+        return [1] * 10
+
+    def prefill(self, tokens: list[int]) -> None:
+        self.fed = []
+
+    def feed(self, token: int) -> bool:
+        self.fed.append(token)
+        return True
+
+    def vocabulary(self):
+        return self.vocab
+
+    def chooser(self, temperature, seed):
+        return lambda ids: min(ids)  # the lowest id allowed: the end token or the prose first
+
+
+def test_with_a_schema_the_answer_is_decoded_under_it(tmp_path) -> None:
+    provider = LlamaCppProvider(str(tmp_path / "m.gguf"), max_tokens=40)
+    provider._engine, provider.family = _Engine(), "chatml"
+    schema = {
+        "type": "object",
+        "properties": {"actions": {"type": "array", "items": {"type": "integer"}, "maxItems": 2}},
+    }
+    answer = provider.complete("p", schema=schema)
+    assert answer == '{"actions": []}'  # the prose token was never allowed
+    engine = provider._engine
+    assert "".join(engine.vocab.text(t) for t in engine.fed) == answer[:-1]  # the last is not fed
+    assert provider.usage["completion_tokens"] == len(engine.fed) + 1
+
+
+def test_a_real_tiny_model_answers_the_chunker_schema() -> None:
+    path = _real_model()
+    if path is None:
+        pytest.skip("needs the llamacpp extra and a model (JW_LLAMACPP_TEST_MODEL=<gguf>)")
+    from jw_rag.chunkers.llm_answer import actions_schema, parse_answer
+
+    provider = LlamaCppProvider(path, max_tokens=200, threads=1)
+    counts = [1, 3, 2]
+    prompt = "[chunk 0] (9 characters, 1 paragraph)\n(1) Hello.\n[chunk 1] ..."
+    answer = provider.complete(prompt, system="Answer JSON.", schema=actions_schema(counts))
+    parse_answer(answer, counts)  # raises if the answer is not usable
+    provider.close()
+
+
+class _OneContextEngine(_Engine):
+    """Fails if a second call reads its prompt while a first is still answering."""
+
+    def prefill(self, tokens: list[int]) -> None:
+        self.owner = threading.get_ident()
+        time.sleep(0.005)
+
+    def feed(self, token: int) -> bool:
+        time.sleep(0.002)
+        assert self.owner == threading.get_ident(), "two answers share the context"
+        return True
+
+    def chooser(self, temperature, seed):
+        def choose(ids):
+            assert self.owner == threading.get_ident(), "two answers share the context"
+            return max(ids)  # the highest id allowed: digits, so the answer is long
+
+        return choose
+
+
+def test_concurrent_calls_take_turns_on_the_one_context(tmp_path) -> None:
+    provider = LlamaCppProvider(str(tmp_path / "m.gguf"), max_tokens=60)
+    provider._engine, provider.family = _OneContextEngine(), "chatml"
+    schema = {"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 3}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda _: provider.complete("p", schema=schema), range(8)))
+    assert len(set(answers)) == 1 and json.loads(answers[0])
+    assert provider.usage["calls"] == 8

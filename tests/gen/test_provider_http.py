@@ -28,6 +28,7 @@ def test_ollama_chat_request_and_answer(replay) -> None:
     ]
     assert body["options"] == {"temperature": 0.0, "seed": 0}
     assert body["stream"] is False
+    assert "format" not in body  # free text unless a schema is given
 
 
 def test_ollama_host_from_environment(replay, monkeypatch) -> None:
@@ -54,6 +55,7 @@ def test_anthropic_messages_request_and_answer(replay) -> None:
     assert body["temperature"] == 0.0
     assert body["max_tokens"] == 1024
     assert "seed" not in body  # the Messages API has none
+    assert "tools" not in body and "tool_choice" not in body
 
 
 def test_openai_chat_completions_request_and_answer(replay, monkeypatch) -> None:
@@ -71,6 +73,7 @@ def test_openai_chat_completions_request_and_answer(replay, monkeypatch) -> None
     assert body["messages"][0] == {"role": "system", "content": SYSTEM}
     assert body["temperature"] == 0.0
     assert body["seed"] == 7
+    assert "response_format" not in body
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,14 @@ import pytest
 from jw_gen.errors import GenerationError as GenError
 from jw_gen.providers import FakeProvider, HeuristicProvider
 from jw_rag.chunkers import get_chunker
-from jw_rag.chunkers.llm_chunker import LLMChunker, Split, parse_answer
+from jw_rag.chunkers.llm_chunker import (
+    PROMPT_VERSION,
+    SYSTEM_PROMPT,
+    LLMChunker,
+    Split,
+    actions_schema,
+    parse_answer,
+)
 from jw_rag.chunkers.validate import check_chunks
 from jw_rag.errors import ConfigError, GenerationError
 
@@ -55,6 +62,45 @@ def test_prompt_numbers_chunks_and_their_paragraphs() -> None:
     assert lines[at + 1].startswith("(1) A new subject") and lines[at + 2].startswith("(2) However")
     assert fake.settings == [(0.0, 0)]
     assert "Size limit: 520 characters" in prompt
+    assert "[chunk 0] (" in prompt and " characters, 1 paragraph)" in prompt
+    assert lines[at].endswith(" characters, 2 paragraphs)")
+    assert lines[-1] == "Answer with the JSON object only; chunk numbers are 0 to 2."
+
+
+def test_the_instructions_show_the_shape_without_a_concrete_index() -> None:
+    assert PROMPT_VERSION == "2"
+    # nothing a model can copy as a valid action: placeholders only
+    # (the paragraph labels "(1), (2), ..." describe the list, not an answer)
+    described = SYSTEM_PROMPT.replace("(1), (2), ...", "").replace("C+1", "").replace("P+1", "")
+    assert not any(ch.isdigit() for ch in described)
+    assert '{"op": "split", "chunk_index": C, "after_paragraph": P}' in SYSTEM_PROMPT
+    assert '{"op": "merge", "chunk_indices": [C, C+1]}' in SYSTEM_PROMPT
+    assert "premise" in SYSTEM_PROMPT and "conclusion" in SYSTEM_PROMPT
+
+
+def test_each_call_hands_over_the_schema_of_its_chunks() -> None:
+    paras = PARAS * 6
+    chunker, fake = _chunker(lambda prompt: _answer(), max_prompt_chars=1200)
+    chunker.chunk(paras, "long", metadata={"language": "en"})
+    assert fake.calls > 1 and len(fake.schemas) == fake.calls
+    for prompt, schema in zip(fake.prompts, fake.schemas, strict=True):
+        shown = [
+            int(line.split()[1][:-1]) for line in prompt.splitlines() if line.startswith("[chunk ")
+        ]
+        counts = [
+            int(line.split(", ")[1].split()[0])
+            for line in prompt.splitlines()
+            if line.startswith("[chunk ")
+        ]
+        sizes = [
+            int(line.split("(")[1].split()[0])
+            for line in prompt.splitlines()
+            if line.startswith("[chunk ")
+        ]
+        assert schema == actions_schema(
+            counts, first_index=shown[0], sizes=sizes, size_limit=chunker.cap
+        )
+        assert shown == list(range(shown[0], shown[0] + len(shown)))
 
 
 def test_split_and_merge_golden() -> None:
@@ -195,3 +241,50 @@ def test_heuristic_provider_over_bundled_corpus_keeps_provenance(bench_docs) -> 
         assert {c.metadata["llm_status"] for c in chunks} <= {"ok", "no_actions"}
         ops += sum(len(c.metadata["llm_actions"]) for c in chunks)
     assert ops > 10
+
+
+def test_a_deeply_nested_answer_is_rejected_not_a_crash() -> None:
+    chunker, _ = _chunker(["[" * 100_000 + "]" * 100_000])
+    chunks = chunker.chunk(PARAS, "doc", metadata={"language": "en"})
+    assert chunks[0].metadata["llm_status"] == "invalid_answer: no JSON object found in the answer"
+
+
+def test_the_schema_grows_linearly_with_the_chunks_shown() -> None:
+    from jw_rag.chunkers.llm_answer import MAX_MERGE
+
+    for n in (10, 100, 1000):
+        counts = [1 + i % 6 for i in range(n)]
+        schema = actions_schema(counts, sizes=[20] * n, size_limit=5000)
+        items = schema["properties"]["actions"]["items"]["anyOf"]
+        assert len(items) == 6  # one split alternative per paragraph count, one merge
+        runs = items[-1]["properties"]["chunk_indices"]["enum"]
+        assert len(runs) == sum(min(MAX_MERGE, n - i) - 1 for i in range(n))
+        assert len(json.dumps(schema)) < 60 * n + 2000
+
+
+def test_empty_input_asks_nothing() -> None:
+    for empty in ([], ["", "   "], ""):
+        chunker, fake = _chunker([])
+        assert chunker.chunk(empty, "doc") == [] and fake.calls == 0
+
+
+def test_concurrent_chunk_calls_share_one_cache(tmp_path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    docs = {f"doc-{i}": [p.replace("libraries", f"libraries {i}") for p in PARAS] for i in range(6)}
+    fake = FakeProvider(
+        lambda prompt: _answer({"op": "split", "chunk_index": 2, "after_paragraph": 1})
+    )
+    chunker = LLMChunker(provider=fake, max_chars=400, min_chars=10, cache_dir=tmp_path)
+    jobs = [d for d in docs for _ in range(3)]  # each document chunked three times at once
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(lambda d: (d, chunker.chunk(docs[d], d)), jobs))
+    for doc_id, chunks in results:
+        check_chunks(docs[doc_id], chunks, max_len=chunker.cap)
+        assert [c.metadata["para_ids"] for c in chunks] == [[0], [1], [2], [3]]
+    assert len(chunker.cache.entries()) == len(docs)
+    calls = fake.calls
+    again = [chunker.chunk(docs[d], d) for d in docs]
+    assert fake.calls == calls and {c.metadata["llm_status"] for cs in again for c in cs} == {
+        "cached"
+    }

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from jw_gen.errors import GenerationError
-from jw_gen.providers._sdk import import_sdk, one_line
+from jw_gen.providers._sdk import import_sdk, one_line, schema_name
 
 __all__ = ["DEFAULT_MODEL", "AnthropicProvider"]
 
@@ -19,6 +21,9 @@ class AnthropicProvider:
 
     ``base_url`` (else ``$ANTHROPIC_BASE_URL``, else the SDK default) points it
     at a compatible server. The Messages API takes no seed: ``seed`` is ignored.
+    A ``schema`` becomes the one tool offered (its ``input_schema``, named by
+    the schema's ``title``) and the model is made to call it; the answer is the
+    tool call's input as JSON text.
     """
 
     provider_id = "anthropic"
@@ -63,6 +68,7 @@ class AnthropicProvider:
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
     ) -> str:
         client = self._get_client()
         sdk = import_sdk("anthropic", "anthropic", self.provider_id)
@@ -75,6 +81,16 @@ class AnthropicProvider:
         }
         if system:
             kwargs["system"] = system
+        if schema is not None:
+            name = schema_name(schema)
+            kwargs["tools"] = [
+                {
+                    "name": name,
+                    "description": "Record the answer, which must match this schema.",
+                    "input_schema": dict(schema),
+                }
+            ]
+            kwargs["tool_choice"] = {"type": "tool", "name": name}
         where = self.base_url or "the Anthropic API"
         try:
             message = client.messages.create(**kwargs)
@@ -93,6 +109,9 @@ class AnthropicProvider:
                 f"cannot reach {where} ({one_line(exc, 80)}): check the network or base_url",
                 provider=self.provider_id,
             ) from None
+        for block in message.content:
+            if getattr(block, "type", None) == "tool_use":
+                return json.dumps(block.input, ensure_ascii=False)
         parts = [b.text for b in message.content if getattr(b, "type", None) == "text"]
         if not parts:
             raise GenerationError(

@@ -5,8 +5,11 @@ the model's own chat format (:mod:`jw_gen.providers.chat_templates`),
 tokenized, decoded in batches, and the answer is decoded one token at a time
 with greedy (or, for ``temperature > 0``, seeded) sampling over the logits.
 Generation stops at an end-of-generation token, at the family's end-of-turn
-marker, at ``max_tokens``, or when the context is full. Nothing is loaded
-until the first :meth:`LlamaCppProvider.complete`.
+marker, at ``max_tokens``, or when the context is full. Given a ``schema``,
+the answer is decoded under it (:mod:`jw_gen.providers.constrained`): only
+tokens that keep it valid JSON of the schema are picked, and it ends when the
+value is whole. Nothing is loaded until the first
+:meth:`LlamaCppProvider.complete`.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from __future__ import annotations
 import ctypes
 import importlib
 import os
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
@@ -23,7 +27,9 @@ from typing import Any
 from jw_gen.errors import GenerationError
 from jw_gen.providers._sdk import one_line
 from jw_gen.providers.chat_templates import FAMILIES, detect_family, render
+from jw_gen.providers.constrained import Vocabulary, constrained_answer
 from jw_gen.providers.gguf import read_metadata
+from jw_gen.providers.json_machine import Machine, UnsupportedSchema, compile_schema
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -150,6 +156,7 @@ class LlamaCppProvider:
     :data:`~jw_gen.providers.chat_templates.FAMILIES`; default: from the file).
     ``usage`` adds up calls, prompt and completion tokens, the seconds spent
     reading prompts and writing answers, and answers cut at ``max_tokens``.
+    The model has one context: calls from several threads run one at a time.
     """
 
     provider_id = _PROVIDER
@@ -180,6 +187,7 @@ class LlamaCppProvider:
         }
         self._engine: _Engine | None = None
         self.family: str | None = None
+        self._lock = threading.Lock()  # one context: calls from several threads take turns
 
     def __repr__(self) -> str:
         return f"LlamaCppProvider(model={self.model!r}, threads={self.threads})"
@@ -199,6 +207,19 @@ class LlamaCppProvider:
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
+    ) -> str:
+        machine = _machine(schema) if schema is not None else None
+        with self._lock:
+            return self._complete(prompt, system, temperature, seed, machine)
+
+    def _complete(
+        self,
+        prompt: str,
+        system: str | None,
+        temperature: float,
+        seed: int | None,
+        machine: Machine | None,
     ) -> str:
         engine = self._get_engine()
         assert self.family is not None
@@ -212,15 +233,24 @@ class LlamaCppProvider:
         start = time.perf_counter()
         engine.prefill(tokens)
         middle = time.perf_counter()
-        pick = engine.picker(temperature, seed)
-        text, count, finish = decode_answer(
-            pick,
-            engine.feed,
-            engine.piece,
-            engine.is_end,
-            stops=FAMILIES[self.family].stops,
-            max_tokens=min(self.max_tokens, room),
-        )
+        budget = min(self.max_tokens, room)
+        if machine is not None:
+            text, count, finish = constrained_answer(
+                machine,
+                engine.vocabulary(),
+                engine.chooser(temperature, seed),
+                engine.feed,
+                max_tokens=budget,
+            )
+        else:
+            text, count, finish = decode_answer(
+                engine.picker(temperature, seed),
+                engine.feed,
+                engine.piece,
+                engine.is_end,
+                stops=FAMILIES[self.family].stops,
+                max_tokens=budget,
+            )
         u = self.usage
         u["calls"] += 1
         u["prompt_tokens"] += len(tokens)
@@ -232,9 +262,17 @@ class LlamaCppProvider:
 
     def close(self) -> None:
         """Free the model and its context (the next call loads them again)."""
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
+        with self._lock:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+
+
+def _machine(schema: Mapping[str, Any]) -> Machine:
+    try:
+        return compile_schema(schema)
+    except UnsupportedSchema as exc:
+        raise _error(f"cannot constrain the answer to this schema: {exc}") from None
 
 
 class _Engine:
@@ -267,6 +305,7 @@ class _Engine:
         self._pos = 0
         self._one = c.llama_batch_init(1, 0, 1)
         self._buf = ctypes.create_string_buffer(256)
+        self._vocabulary: Vocabulary | None = None
 
     def _last_log(self) -> str:
         return one_line(self._log["last"] or "no reason given")
@@ -314,8 +353,7 @@ class _Engine:
         rng = np.random.default_rng(seed)
 
         def pick() -> int:
-            ptr = self._c.llama_get_logits_ith(self._ctx, -1)
-            logits = np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+            logits = self._logits()
             if temperature <= 0:
                 return int(np.argmax(logits))
             z = (logits - logits.max()) / temperature
@@ -323,6 +361,34 @@ class _Engine:
             return int(rng.choice(self.n_vocab, p=p / p.sum()))
 
         return pick
+
+    def _logits(self) -> Any:
+        ptr = self._c.llama_get_logits_ith(self._ctx, -1)
+        return self._np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+
+    def chooser(self, temperature: float, seed: int | None) -> Callable[[Sequence[int]], int]:
+        """The choice among allowed token ids: argmax, or a seeded draw at ``temperature``."""
+        np = self._np
+        rng = np.random.default_rng(seed)
+
+        def choose(ids: Sequence[int]) -> int:
+            allowed = np.asarray(ids, dtype=np.int64)
+            scores = self._logits()[allowed].astype(np.float64)
+            if temperature <= 0 or len(allowed) == 1:
+                return int(allowed[int(np.argmax(scores))])
+            z = np.exp((scores - scores.max()) / temperature)
+            return int(rng.choice(allowed, p=z / z.sum()))
+
+        return choose
+
+    def vocabulary(self) -> Vocabulary:
+        """Every token's bytes and the end-of-generation tokens (read once)."""
+        if self._vocabulary is None:
+            ids = range(self.n_vocab)
+            self._vocabulary = Vocabulary(
+                [self.piece(t) for t in ids], [t for t in ids if self.is_end(t)]
+            )
+        return self._vocabulary
 
     def piece(self, token: int) -> bytes:
         n = self._c.llama_token_to_piece(self._model, token, self._buf, 256, 0, True)

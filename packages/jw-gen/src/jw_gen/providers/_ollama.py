@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from jw_gen.errors import GenerationError
@@ -18,7 +19,8 @@ class OllamaProvider:
     """A local Ollama server; ``host`` else ``$OLLAMA_HOST`` else 127.0.0.1:11434.
 
     The SDK is imported and the client built on the first :meth:`complete`, so
-    constructing the provider never touches the network.
+    constructing the provider never touches the network. A ``schema`` is sent
+    as ``format``: the server constrains the answer to it.
     """
 
     provider_id = "ollama"
@@ -47,6 +49,7 @@ class OllamaProvider:
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
     ) -> str:
         client = self._get_client()
         sdk = import_sdk("ollama", "ollama", self.provider_id)
@@ -55,8 +58,9 @@ class OllamaProvider:
         options: dict[str, Any] = {"temperature": temperature}
         if seed is not None:
             options["seed"] = seed
+        extra: dict[str, Any] = {"format": dict(schema)} if schema is not None else {}
         try:
-            response = client.chat(model=self.model, messages=messages, options=options)
+            response = client.chat(model=self.model, messages=messages, options=options, **extra)
         except sdk.ResponseError as exc:
             hint = (
                 f"pull the model with `ollama pull {self.model}`"

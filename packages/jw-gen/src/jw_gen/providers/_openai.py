@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from jw_gen.errors import GenerationError
-from jw_gen.providers._sdk import import_sdk, one_line
+from jw_gen.providers._sdk import import_sdk, one_line, schema_name
 
 __all__ = ["DEFAULT_MODEL", "OpenAIProvider"]
 
@@ -16,7 +17,9 @@ DEFAULT_MODEL = "gpt-4o-mini"
 
 class OpenAIProvider:
     """Chat Completions; key from ``api_key`` else ``$OPENAI_API_KEY``, server
-    from ``base_url`` else ``$OPENAI_BASE_URL`` else the SDK default."""
+    from ``base_url`` else ``$OPENAI_BASE_URL`` else the SDK default. A
+    ``schema`` is sent as a strict ``json_schema`` response format (named by its
+    ``title``), which OpenAI and compatible servers (llama.cpp, vLLM) enforce."""
 
     provider_id = "openai"
 
@@ -58,6 +61,7 @@ class OpenAIProvider:
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
     ) -> str:
         client = self._get_client()
         sdk = import_sdk("openai", "openai", self.provider_id)
@@ -70,6 +74,15 @@ class OpenAIProvider:
         }
         if seed is not None:
             kwargs["seed"] = seed
+        if schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": schema_name(schema),
+                    "schema": dict(schema),
+                    "strict": True,
+                },
+            }
         where = self.base_url or "the OpenAI API"
         try:
             completion = client.chat.completions.create(**kwargs)

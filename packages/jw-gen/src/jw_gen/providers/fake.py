@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from jw_gen.errors import GenerationError
 
@@ -12,8 +13,8 @@ __all__ = ["FakeProvider"]
 class FakeProvider:
     """Answers from a list (in order) or a function of the prompt.
 
-    ``calls`` counts :meth:`complete` calls; ``prompts`` keeps every prompt
-    and ``systems`` every system text. A list that runs out raises
+    ``calls`` counts :meth:`complete` calls; ``prompts`` keeps every prompt,
+    ``systems`` every system text and ``schemas`` every answer schema (or None). A list that runs out raises
     :class:`GenerationError`; an answer that is an exception instance is raised.
     """
 
@@ -32,6 +33,7 @@ class FakeProvider:
         self.prompts: list[str] = []
         self.systems: list[str | None] = []
         self.settings: list[tuple[float, int | None]] = []
+        self.schemas: list[Mapping[str, Any] | None] = []
 
     def __repr__(self) -> str:
         return f"FakeProvider(model={self.model!r}, calls={self.calls})"
@@ -43,12 +45,14 @@ class FakeProvider:
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
     ) -> str:
         index = self.calls
         self.calls += 1
         self.prompts.append(prompt)
         self.systems.append(system)
         self.settings.append((temperature, seed))
+        self.schemas.append(schema)
         if self._fn is not None:
             return self._fn(prompt)
         if index >= len(self._answers):

@@ -11,7 +11,7 @@ The prompt lines it reads (anything else is ignored)::
 
     Language: en
     Size limit: 1950 characters per chunk
-    [chunk 3] (812 characters)
+    [chunk 3] (812 characters, 2 paragraphs)
     (1) first paragraph of chunk 3, on one line
     (2) second paragraph ...
 
@@ -29,20 +29,23 @@ Rules, in this order, each chunk taking part in at most one action:
   sides, and the paragraph before the boundary, must have 200+ characters
   (a heading is never split from the paragraph it introduces).
 
-Same prompt, same answer: there is no randomness, and ``temperature`` and
-``seed`` are accepted and ignored.
+Same prompt, same answer: there is no randomness, and ``temperature``,
+``seed`` and ``schema`` are accepted and ignored (its answers fit the chunker's
+schema by construction).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["HeuristicProvider"]
 
 _LANG = re.compile(r"^Language:\s*(\S+)", re.M)
 _LIMIT = re.compile(r"^Size limit:\s*(\d+)", re.M)
-_CHUNK = re.compile(r"^\[chunk (\d+)\] \((\d+) characters\)\s*$")
+_CHUNK = re.compile(r"^\[chunk (\d+)\] \((\d+) characters(?:, \d+ paragraphs?)?\)\s*$")
 _PARA = re.compile(r"^\((\d+)\) (.*)$")
 _WORD = re.compile(r"[^\W\d_]{5,}")
 
@@ -146,6 +149,7 @@ class HeuristicProvider:
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
     ) -> str:
         self.calls += 1
         language, limit, chunks = _parse(prompt)

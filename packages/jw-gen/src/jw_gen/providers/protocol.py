@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["GenerationProvider"]
 
@@ -14,7 +15,11 @@ class GenerationProvider(Protocol):
     ``provider_id`` names the backend ("ollama", "anthropic", "openai", "fake",
     "heuristic"), ``model`` the model it asks. Callers pass ``temperature=0``
     and a fixed ``seed`` so that answers repeat; backends whose API has no seed
-    ignore it. Failures raise :class:`jw_gen.errors.GenerationError`.
+    ignore it. ``schema``, when given, is a JSON schema the answer must match
+    (the answer is then that JSON as text): a backend that can constrain its
+    output sends or enforces it (Ollama ``format``, OpenAI ``response_format``,
+    an Anthropic tool, llama.cpp constrained decoding); the caller still
+    validates. Failures raise :class:`jw_gen.errors.GenerationError`.
     """
 
     provider_id: str
@@ -27,4 +32,5 @@ class GenerationProvider(Protocol):
         system: str | None = None,
         temperature: float = 0.0,
         seed: int | None = 0,
+        schema: Mapping[str, Any] | None = None,
     ) -> str: ...

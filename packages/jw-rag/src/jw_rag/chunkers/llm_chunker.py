@@ -3,10 +3,16 @@
 The document is first chunked by :class:`~jw_rag.chunkers.SemanticChunker`
 (same size parameters). The model is shown those chunks, numbered from 0, with
 the paragraphs of each chunk numbered from 1 (the part of a paragraph a chunk
-holds counts as one paragraph), and answers strict JSON::
+holds counts as one paragraph; :mod:`~jw_rag.chunkers.llm_prompt`), and answers
+JSON (:mod:`~jw_rag.chunkers.llm_answer`)::
 
-    {"actions": [{"op": "split", "chunk_index": 4, "after_paragraph": 2},
-                 {"op": "merge", "chunk_indices": [7, 8]}]}
+    {"actions": [{"op": "split", "chunk_index": C, "after_paragraph": P},
+                 {"op": "merge", "chunk_indices": [C, C + 1]}]}
+
+Each call also hands the provider the answer's JSON schema
+(:func:`~jw_rag.chunkers.llm_answer.actions_schema`, bounded to the chunks of
+that call); providers that can constrain their output to it do (a provider
+object whose ``complete`` takes no ``schema`` keyword is asked without it).
 
 Validation (any failure rejects the whole answer: ``invalid_answer: ...``):
 the answer holds one JSON object with an ``actions`` list (prose around it and
@@ -36,7 +42,7 @@ chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls.
 
 from __future__ import annotations
 
-import json
+import inspect
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -47,6 +53,15 @@ from typing import Any
 from jw_rag.chunkers._options import flag, optional_path, whole
 from jw_rag.chunkers._pieces import Piece, build_chunks
 from jw_rag.chunkers.chunk_cache import DEFAULT_MAX_BYTES, ChunkCache, cache_key
+from jw_rag.chunkers.llm_answer import (
+    InvalidAnswer,
+    LLMAction,
+    Merge,
+    Split,
+    actions_schema,
+    parse_answer,
+)
+from jw_rag.chunkers.llm_prompt import PROMPT_VERSION, SYSTEM_PROMPT, build_prompt, shown_size
 from jw_rag.chunkers.protocol import identity
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.errors import ConfigError, GenerationError, MissingDependencyError
@@ -68,75 +83,16 @@ __all__ = [
     "LLMChunker",
     "Merge",
     "Split",
+    "actions_schema",
     "build_prompt",
     "parse_answer",
 ]
 
 log = logging.getLogger(__name__)
 
-PROMPT_VERSION = "1"
 VERSION = f"1+prompt{PROMPT_VERSION}"
 _KEPT_META = ("merge_reason", "closure_marker", "fallback", "mixed_language")
-
-SYSTEM_PROMPT = (
-    "You review how a document was cut into chunks for search. Each chunk should hold one "
-    "complete argument or topic. You see the chunks numbered from 0 and, inside each chunk, "
-    "its paragraphs numbered from 1. Propose only changes that clearly help: merge adjacent "
-    "chunks that continue one argument (the later one opens with a connective or refers back "
-    "to the earlier one), or split a chunk after a paragraph where the topic changes. Merged "
-    "text must stay within the size limit. Answer with JSON only, exactly of this form: "
-    '{"actions": [{"op": "split", "chunk_index": 4, "after_paragraph": 2}, '
-    '{"op": "merge", "chunk_indices": [7, 8]}]}. '
-    'Use {"actions": []} when the chunks are fine. Each chunk may appear in one action at most.'
-)
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _warned: set[str] = set()
-
-
-class InvalidAnswer(ValueError):
-    """The model's answer breaks the format or names impossible changes."""
-
-
-@dataclass(frozen=True, slots=True)
-class Split:
-    """Split chunk ``chunk_index`` after its paragraph ``after_paragraph`` (from 1)."""
-
-    chunk_index: int
-    after_paragraph: int
-
-    @property
-    def named(self) -> tuple[int, ...]:
-        """The chunks this action takes part in."""
-        return (self.chunk_index,)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The action as the model writes it (and as chunk metadata records it)."""
-        return {
-            "op": "split",
-            "chunk_index": self.chunk_index,
-            "after_paragraph": self.after_paragraph,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Merge:
-    """Merge the consecutive chunks ``chunk_indices`` into one."""
-
-    chunk_indices: tuple[int, ...]
-
-    @property
-    def named(self) -> tuple[int, ...]:
-        """The chunks this action takes part in."""
-        return self.chunk_indices
-
-    def as_dict(self) -> dict[str, Any]:
-        """The action as the model writes it (and as chunk metadata records it)."""
-        return {"op": "merge", "chunk_indices": list(self.chunk_indices)}
-
-
-#: One change the model proposes.
-LLMAction = Split | Merge
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,104 +125,13 @@ def _segments(chunk: Chunk, paras: Sequence[Paragraph]) -> list[_Segment]:
     return out
 
 
-def build_prompt(
-    chunks: Sequence[Sequence[str]],
-    *,
-    first_index: int,
-    total: int,
-    language: str | None,
-    size_limit: int,
-) -> str:
-    """The user prompt: each chunk's header and its numbered paragraphs, one per line."""
-    last = first_index + len(chunks) - 1
-    lines = [
-        f"Language: {language or 'unknown'}",
-        f"Size limit: {size_limit} characters per chunk",
-        f"Chunks shown: {first_index}-{last} of {total}",
-        "",
-    ]
-    for offset, texts in enumerate(chunks):
-        size = sum(len(t) for t in texts) + 2 * (len(texts) - 1)
-        lines.append(f"[chunk {first_index + offset}] ({size} characters)")
-        for n, text in enumerate(texts, 1):
-            lines.append(f"({n}) {' '.join(text.split())}")
-        lines.append("")
-    lines.append('Answer with the JSON object only: {"actions": [...]}')
-    return "\n".join(lines)
-
-
-def _json_object(text: str) -> Any:
-    candidates = [text.strip()]
-    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
-    lo, hi = text.find("{"), text.rfind("}")
-    if 0 <= lo < hi:
-        candidates.append(text[lo : hi + 1])
-    for candidate in candidates:
-        try:
-            return json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-    raise InvalidAnswer("no JSON object found in the answer")
-
-
-def _int(value: Any, what: str, n: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidAnswer(f"action {n}: {what} must be an integer, got {value!r}")
-    return value
-
-
-def parse_answer(text: str, counts: Sequence[int], *, first_index: int = 0) -> list[LLMAction]:
-    """Validated actions of an answer about chunks ``first_index ..
-    first_index + len(counts) - 1``; ``counts[i]`` is how many paragraphs the
-    model saw in chunk ``first_index + i``. Raises :class:`InvalidAnswer`."""
-    data = _json_object(text)
-    if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
-        raise InvalidAnswer('the answer is not an object with an "actions" list')
-    out: list[LLMAction] = []
-    for n, action in enumerate(data["actions"]):
-        if not isinstance(action, dict):
-            raise InvalidAnswer(f"action {n} is not an object")
-        op = action.get("op")
-        if op == "split":
-            out.append(_parse_split(action, n, counts, first_index))
-        elif op == "merge":
-            out.append(_parse_merge(action, n, len(counts), first_index))
-        else:
-            raise InvalidAnswer(f'action {n}: op must be "split" or "merge", got {op!r}')
-    return out
-
-
-def _check_index(index: int, n: int, count: int, first_index: int) -> None:
-    last = first_index + count - 1
-    if not first_index <= index <= last:
-        raise InvalidAnswer(f"action {n}: chunk {index} is outside {first_index}..{last}")
-
-
-def _parse_split(
-    action: Mapping[str, Any], n: int, counts: Sequence[int], first_index: int
-) -> Split:
-    index = _int(action.get("chunk_index"), "chunk_index", n)
-    after = _int(action.get("after_paragraph"), "after_paragraph", n)
-    _check_index(index, n, len(counts), first_index)
-    paras = counts[index - first_index]
-    if not 1 <= after <= paras - 1:
-        raise InvalidAnswer(
-            f"action {n}: chunk {index} has {paras} paragraph(s); "
-            f"after_paragraph must be in 1..{paras - 1}, got {after}"
-        )
-    return Split(index, after)
-
-
-def _parse_merge(action: Mapping[str, Any], n: int, count: int, first_index: int) -> Merge:
-    raw = action.get("chunk_indices")
-    if not isinstance(raw, list) or len(raw) < 2:
-        raise InvalidAnswer(f"action {n}: chunk_indices must list 2 or more chunks")
-    indices = [_int(v, "chunk_indices", n) for v in raw]
-    for index in indices:
-        _check_index(index, n, count, first_index)
-    if any(b != a + 1 for a, b in zip(indices, indices[1:], strict=False)):
-        raise InvalidAnswer(f"action {n}: merge {indices} is not a run of adjacent chunks in order")
-    return Merge(tuple(indices))
+def _takes_schema(provider: Any) -> bool:
+    """Whether ``provider.complete`` accepts a ``schema`` keyword."""
+    try:
+        params = inspect.signature(provider.complete).parameters
+    except (TypeError, ValueError):
+        return False
+    return "schema" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _warn_once(source_id: str, status: str) -> None:
@@ -499,15 +364,22 @@ class LLMChunker:
 
         actions: list[LLMAction] = []
         answers: list[str] = []
+        takes_schema = _takes_schema(self.provider)
         for a, b in windows:
             prompt = build_prompt(
                 texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
             )
             self.stats["provider_calls"] += 1
-            try:
-                answer = self.provider.complete(
-                    prompt, system=SYSTEM_PROMPT, temperature=0.0, seed=0
+            options: dict[str, Any] = {"system": SYSTEM_PROMPT, "temperature": 0.0, "seed": 0}
+            if takes_schema:
+                options["schema"] = actions_schema(
+                    counts[a:b],
+                    first_index=a,
+                    sizes=[shown_size(t) for t in texts[a:b]],
+                    size_limit=self.cap,
                 )
+            try:
+                answer = self.provider.complete(prompt, **options)
             except GenError as exc:
                 raise GenerationError(str(exc)) from exc
             if not isinstance(answer, str):
