@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from llama_index.core import Document
-from llama_index.core.node_parser import NodeParser
+from llama_index.core.node_parser import NodeParser, get_leaf_nodes
 from llama_index.core.schema import NodeRelationship
 
 from jw_rag.adapters.llamaindex import JwNodeParser
@@ -41,13 +41,15 @@ def test_nodes_carry_ids_offsets_relationships_and_provenance() -> None:
 def test_parent_relationship_from_parent_child_ids() -> None:
     doc = Document(text=TEXT)
     nodes = JwNodeParser("parent-child").get_nodes_from_documents([doc])
-    chunks = get_chunker("parent-child").chunk(TEXT, doc.doc_id)
-    tag = nodes[0].node_id.removeprefix(chunks[0].id)  # the document's tag on every id
-    assert tag.startswith("@") and len(nodes) == len(chunks)
-    assert [c.metadata["parent_id"] + tag for c in chunks] == [
-        n.relationships[NodeRelationship.PARENT].node_id for n in nodes
+    children, parents = get_chunker("parent-child").chunk_hierarchy(TEXT, doc.doc_id)
+    leaves = get_leaf_nodes(nodes)
+    tag = leaves[0].node_id.removeprefix(children[0].id)  # the document's tag on every id
+    assert tag.startswith("@") and len(leaves) == len(children)
+    assert len(nodes) == len(children) + len(parents)
+    assert [c.metadata["parent_id"] + tag for c in children] == [
+        n.relationships[NodeRelationship.PARENT].node_id for n in leaves
     ]
-    assert all(n.metadata["parent_id"] == n.parent_node.node_id for n in nodes)  # type: ignore[union-attr]
+    assert all(n.metadata["parent_id"] == n.parent_node.node_id for n in leaves)  # type: ignore[union-attr]
 
 
 def test_readme_example_runs(capsys) -> None:

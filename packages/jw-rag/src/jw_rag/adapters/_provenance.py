@@ -11,7 +11,13 @@ from typing import Any
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.model import Chunk
 
-__all__ = ["LINK_KEYS", "PROVENANCE_KEYS", "document_chunks", "provenance"]
+__all__ = [
+    "LINK_KEYS",
+    "PROVENANCE_KEYS",
+    "document_chunks",
+    "document_hierarchy",
+    "provenance",
+]
 
 #: Metadata entries that hold other chunks' ids.
 LINK_KEYS = ("prev_id", "next_id", "parent_id")
@@ -43,13 +49,34 @@ def document_chunks(
     and metadata: documents that share a source id (the pages of one PDF, all
     ``source="book.pdf"``) never share chunk ids, and the same document always
     gets the same ones."""
-    chunks = chunker.chunk(text, source_id)
+    return document_hierarchy(chunker, text, source_id, metadata, parents=False)[0]
+
+
+def document_hierarchy(
+    chunker: Chunker,
+    text: str,
+    source_id: str,
+    metadata: Mapping[Any, Any],
+    *,
+    parents: bool = True,
+) -> tuple[list[Chunk], list[Chunk]]:
+    """``(chunks, parents)`` of one framework document, ids tagged as in
+    :func:`document_chunks`. ``parents`` are the chunks a chunk's
+    ``parent_id`` names (a ``parent-child`` chunker's sections), so an adapter
+    can emit every node it links to; empty for a chunker without parents."""
+    hierarchy = getattr(chunker, "chunk_hierarchy", None) if parents else None
+    if callable(hierarchy):
+        chunks, uppers = hierarchy(text, source_id)
+    else:
+        chunks, uppers = chunker.chunk(text, source_id), []
     entries = sorted(((str(k), v) for k, v in metadata.items()), key=lambda kv: kv[0])
     key = json.dumps([text, entries], default=str, ensure_ascii=False)
     tag = "@" + hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    for c in chunks:
+    for c in [*chunks, *uppers]:
         c.id += tag
         for link in LINK_KEYS:
             if isinstance(c.metadata.get(link), str) and c.metadata[link]:
                 c.metadata[link] += tag
-    return chunks
+        if isinstance(c.metadata.get("child_ids"), list):
+            c.metadata["child_ids"] = [f"{i}{tag}" for i in c.metadata["child_ids"]]
+    return chunks, uppers

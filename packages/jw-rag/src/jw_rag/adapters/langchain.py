@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from jw_rag.adapters._offsets import BlockOffsets
 from jw_rag.adapters._provenance import document_chunks, provenance
 from jw_rag.chunkers import Chunker
 from jw_rag.errors import MissingDependencyError
@@ -37,10 +38,13 @@ __all__ = ["JwTextSplitter"]
 
 class JwTextSplitter(TextSplitter):
     """Splits with ``chunker``: a chunker, a name or spec for ``get_chunker``
-    (``"semantic:target_chars=800"``), or None for ``$JW_CHUNKER``."""
+    (``"semantic:target_chars=800"``), or None for ``$JW_CHUNKER``;
+    ``add_start_index`` as LangChain's ``TextSplitter``."""
 
-    def __init__(self, chunker: Chunker | str | None = None) -> None:
-        super().__init__(chunk_size=1, chunk_overlap=0)
+    def __init__(
+        self, chunker: Chunker | str | None = None, *, add_start_index: bool = False
+    ) -> None:
+        super().__init__(chunk_size=1, chunk_overlap=0, add_start_index=add_start_index)
         self.chunker = resolve_chunker(chunker)
 
     def split_text(self, text: str) -> list[str]:
@@ -53,10 +57,12 @@ class JwTextSplitter(TextSplitter):
         out: list[Document] = []
         for n, (text, meta) in enumerate(zip(texts, metas, strict=True)):
             source_id = str(meta.get("source") or f"doc-{n}")
-            out.extend(
-                Document(page_content=c.text, metadata={**meta, **provenance(c)})
-                for c in document_chunks(self.chunker, text, source_id, meta)
-            )
+            where = BlockOffsets(text) if self._add_start_index else None
+            for c in document_chunks(self.chunker, text, source_id, meta):
+                found = provenance(c)
+                if where is not None and "span" in found:
+                    found["start_index"] = where.span(found["span"])[0]
+                out.append(Document(page_content=c.text, metadata={**meta, **found}))
         return out
 
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
