@@ -33,7 +33,9 @@ def test_get_chunker_builds_from_a_spec_and_keywords_win() -> None:
     chunker = get_chunker("semantic:target_chars=800,max_chars=1200")
     assert isinstance(chunker, SemanticChunker) and chunker.target_chars == 800
     assert get_chunker("semantic:target_chars=800", target_chars=900).target_chars == 900  # type: ignore[attr-defined]
-    with pytest.raises(ConfigError, match=r"^chunker 'semantic' has no option 'size'; its options are: "):
+    with pytest.raises(
+        ConfigError, match=r"^chunker 'semantic' has no option 'size'; its options are: "
+    ):
         get_chunker("semantic:size=3")
 
 

@@ -146,7 +146,7 @@ def test_search_filters_and_delete_json(
     def sources(*extra: str) -> set[tuple[str, str]]:
         code, out, err = run(capsys, *search, *extra)
         assert (code, err) == (0, "")
-        return {(h["source_id"], h["metadata"]["language"]) for h in json.loads(out)}
+        return {(h["source_id"], h["language"]) for h in json.loads(out)}
 
     assert sources() == {("alma", "es"), ("soul", "en")}
     assert sources("--language", "EN") == {("soul", "en")}
@@ -193,12 +193,13 @@ def test_search_output_accounts_for_every_hit(
     code, out, err = run(capsys, *argv, "--expand", "neighbors", "--json")
     assert (code, err) == (0, "")
     [hit] = json.loads(out)  # its neighbours are the other two hits
-    assert [e["id"] for e in hit["expanded"] if e["is_hit"]] == [hit["id"]]
-    assert hit["context_chunks"] == len(hit["expanded"]) - 1 == 2
+    assert hit["id"] in hit["chunks"] and len(hit["chunks"]) == 3  # the hit and two neighbours
+    start, end = hit["hit"]
+    assert hit["text"][start:end] == texts[hit["id"]]
     assert sorted([hit["id"], *hit["folded"]]) == sorted(ranked)
     code, out, _ = run(capsys, *argv, "--expand", "neighbors")
     flat = " ".join(out.split())
-    assert "1 hits for 'soul who sins' (2 more hits folded into their context)" in flat
+    assert "1 hit for 'soul who sins' (2 more hits folded into their context)" in flat
     assert f"holding2morehits:{','.join(hit['folded'])}" in "".join(out.split())
     # the snippet is the hit's own text, not its neighbours'
     assert " ".join(texts[hit["id"]].split())[:40] in flat
@@ -206,4 +207,4 @@ def test_search_output_accounts_for_every_hit(
     assert " ".join(texts[other].split())[:40] not in flat
     # without context around hits nothing is folded: three rows
     code, out, _ = run(capsys, *argv, "--expand", "none", "--json")
-    assert [h["folded"] for h in json.loads(out)] == [[], [], []]
+    assert [h.get("folded") for h in json.loads(out)] == [None, None, None]

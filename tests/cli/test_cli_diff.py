@@ -61,7 +61,7 @@ def test_tiny_document_exact_boxes() -> None:
         "</div><p>Uno &lt;b&gt;</p></div>"
     ) in page
     assert (
-        '<div class="chunk c1"><div class="head"><b>#1</b><span>3 chars</span><span>¶ (1)</span>'
+        '<div class="chunk c1"><div class="head"><b>#1</b><span>3 chars</span><span>¶ #1</span>'
         '<span class="badge closure">closure: Así</span></div><p>Dos</p></div>'
     ) in page
     assert "<title>Chunk diff: T &amp; t</title>" in page and '<html lang="es">' in page

@@ -28,7 +28,7 @@ def test_ingest_jwpub_and_backup(capsys: pytest.CaptureFixture[str], tmp_path: P
         main(["--store", store, "rag", "ingest", "jwpub", str(pub), "--chunker", "semantic"]) == 0
     )
     out = capsys.readouterr().out
-    assert out == "jwpub:tp:2024:1102024101:0: 1 chunks, chunker semantic, language en (stored)\n"
+    assert out == "jwpub:tp:2024:1102024101:0: 1 chunk, chunker semantic, language en (stored)\n"
 
     notes = [Note("g-1", "Endurance", "Endurance brings approval and hope."),
              Note("g-2", "", "Un pensamiento sobre la oración y la paciencia de Dios.")]  # fmt: skip
@@ -36,8 +36,8 @@ def test_ingest_jwpub_and_backup(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert main(["--store", store, "rag", "ingest", "backup", str(backup)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
-        "jwlibrary:note:g-1: 1 chunks, chunker paragraph, language en (stored)",
-        "jwlibrary:note:g-2: 1 chunks, chunker paragraph, language es (stored)",
+        "jwlibrary:note:g-1: 1 chunk, chunker paragraph, language en (stored)",
+        "jwlibrary:note:g-2: 1 chunk, chunker paragraph, language es (stored)",
         "2 sources, 2 stored, 2 chunks",
     ]
     assert (
@@ -46,4 +46,4 @@ def test_ingest_jwpub_and_backup(capsys: pytest.CaptureFixture[str], tmp_path: P
     )
     hits = json.loads(capsys.readouterr().out)
     assert hits[0]["source_id"] == "jwpub:tp:2024:1102024101:0"
-    assert hits[0]["metadata"]["para_ids"][-1] == "2"
+    assert hits[0]["para_ids"][-1] == "2"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -97,17 +98,18 @@ def test_search_json_table_and_expansion(
     assert code == 0 and [h["rank"] for h in hits] == [1, 2, 3]
     top = hits[0]
     assert top["source_id"] == "es/alma" and "peca morirá" in top["text"]
-    assert top["metadata"]["para_ids"] and top["metadata"]["heading_path"][0].startswith(
-        "¿Qué es el alma"
-    )
-    assert [e["id"] for e in top["expanded"]] == [top["id"]]
+    assert top["para_ids"] and all(isinstance(p, str) for p in top["para_ids"])
+    assert top["heading"].startswith("¿Qué es el alma")
+    assert top["chunks"] == [top["id"]] and top["hit"] == [0, len(top["text"])]
 
     out = run(capsys, "--store", store, "rag", "search", query, "--k", "1", "--mode", "bm25",
               "--expand", "neighbors", "--json")[1]  # fmt: skip
     (hit,) = json.loads(out)
-    meta = hit["metadata"]
-    assert [e["id"] for e in hit["expanded"]] == [meta["prev_id"], hit["id"], meta["next_id"]]
-    assert all(e["text"] for e in hit["expanded"])
+    with closing(open_store(store, read_only=True)) as st:
+        meta = st.get([hit["id"]])[0].metadata
+    assert hit["chunks"] == [meta["prev_id"], hit["id"], meta["next_id"]]
+    start, end = hit["hit"]
+    assert hit["text"][:start].endswith("\n\n") and hit["text"][end:].startswith("\n\n")
 
     code, out, _ = run(
         capsys, "--store", store, "rag", "search", query, "--k", "2", "--mode", "bm25"
@@ -115,8 +117,7 @@ def test_search_json_table_and_expansion(
     assert code == 0 and "2 hits for 'el alma que peca morirá'" in out
     row = next(line for line in out.splitlines() if line.startswith("│    1 │"))
     assert (
-        "alma" in row
-        and ",".join(str(p) if isinstance(p, str) else f"({p})" for p in meta["para_ids"]) in row
+        "alma" in row and ",".join(top["para_ids"]) in row  # the same strings as the JSON: "#4,3"
     )
     assert "¿Sobrevive el alma a la muerte?" in out
 

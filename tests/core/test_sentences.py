@@ -148,7 +148,18 @@ def test_invariants_on_sentence_like_text(text: str) -> None:
 
 
 _PERIOD_PIECES = _PIECES | st.sampled_from(
-    ["J.", "j.", "pág.", "12.", "U.S.", "word.", "abcdefghijklmn.", "ab-cdefghijklmnop.", "x-y.", "7"]
+    [
+        "J.",
+        "j.",
+        "pág.",
+        "12.",
+        "U.S.",
+        "word.",
+        "abcdefghijklmn.",
+        "ab-cdefghijklmnop.",
+        "x-y.",
+        "7",
+    ]
 )
 
 

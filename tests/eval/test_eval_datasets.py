@@ -167,7 +167,10 @@ def test_questions_jsonl_loads_corpus_per_language(tmp_path: Path) -> None:
     assert detect_format(root) == "jsonl" and detect_format(root / "questions.jsonl") == "jsonl"
     ds = load_dataset(root)
     assert ds.format == "jsonl" and ds.languages() == {"es": 1, "pt": 1}
-    assert {d: doc.language for d, doc in ds.documents.items()} == {"es_alma": "es", "pt_alma": "pt"}
+    assert {d: doc.language for d, doc in ds.documents.items()} == {
+        "es_alma": "es",
+        "pt_alma": "pt",
+    }
     assert _texts(ds, ds.queries[0]) == [ES_DOC.split("\n\n")[2].strip()]
     only = load_dataset(root / "questions.jsonl", language="pt")
     assert [q.id for q in only.queries] == ["pt-1"] and list(only.documents) == ["pt_alma"]
@@ -185,7 +188,9 @@ def test_chroma_layout_detects_or_takes_the_language(tmp_path: Path) -> None:
     start = ES_DOC.index(second)
     refs = json.dumps([{"content": second, "start_index": start, "end_index": start + len(second)}])
     with (tmp_path / "questions_df.csv").open("w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerows([["question", "references", "corpus_id"], ["¿Qué creen?", refs, "alma"]])
+        csv.writer(fh).writerows(
+            [["question", "references", "corpus_id"], ["¿Qué creen?", refs, "alma"]]
+        )
     detected = load_dataset(tmp_path)
     assert detected.documents["alma"].language == "es" and detected.languages() == {"es": 1}
     forced = load_dataset(tmp_path, language="pt")

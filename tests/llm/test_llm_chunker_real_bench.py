@@ -46,7 +46,9 @@ def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
     assert answers["documents"] == 3 and answers["answers_received"] == 3
     assert answers["usable_rate"] == 1.0 and all(s is not None for s in model.schemas)
     assert answers["per_1000_paragraphs"]["prompt_tokens"] > 0
-    assert sum(answers["answer_shapes"].values()) == 3 and "unusable" not in answers["answer_shapes"]
+    assert (
+        sum(answers["answer_shapes"].values()) == 3 and "unusable" not in answers["answer_shapes"]
+    )
     retrieval = bench.retrieval_pass(DEFAULT_DATASET, ds, docs, replay, tmp_path, embedder="fake")
     names = list(retrieval["scores"])
     assert names[:3] == ["paragraph", "semantic", "llm"] and names[3].startswith("llm:provider=")

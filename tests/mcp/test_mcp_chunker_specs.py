@@ -14,7 +14,9 @@ from jw_rag.ingest import parse_article
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
 from mcp_client import REPO, connect  # noqa: E402
 
-ARTICLE = REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "en" / "soul.html"
+ARTICLE = (
+    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "en" / "soul.html"
+)
 
 
 def _expected_chunks(spec: str) -> int:
@@ -29,8 +31,9 @@ def test_chunker_options_reach_the_chunker(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(REPO)) as c:
             error, result = await c.call(
-                "ingest_article",
-                url_or_path=str(ARTICLE),
+                "ingest",
+                kind="article",
+                source=str(ARTICLE),
                 chunker="semantic",
                 chunker_options={"target_chars": 1500},
             )
@@ -40,7 +43,7 @@ def test_chunker_options_reach_the_chunker(tmp_path: Path) -> None:
             )
             assert not error and chosen["chunker"] == "semantic:target_chars=1500"
             error, message = await c.call(
-                "ingest_article", url_or_path=str(ARTICLE), chunker_options={"bogus": 1}
+                "ingest", kind="article", source=str(ARTICLE), chunker_options={"bogus": 1}
             )
             assert error and "bogus" in message and "\n" not in message
 
@@ -52,6 +55,9 @@ def test_jw_chunker_may_be_a_spec(tmp_path: Path) -> None:
         async with connect(tmp_path, JW_CHUNKER="semantic:target_chars=1500") as c:
             error, chosen = await c.call("get_chunker")
             assert not error
-            assert (chosen["chunker"], chosen["source"]) == ("semantic:target_chars=1500", "JW_CHUNKER")
+            assert (chosen["chunker"], chosen["source"]) == (
+                "semantic:target_chars=1500",
+                "JW_CHUNKER",
+            )
 
     anyio.run(scenario)

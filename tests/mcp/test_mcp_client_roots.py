@@ -39,21 +39,21 @@ def test_files_must_lie_under_a_root_the_client_offers(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(root), roots=list_roots) as c:
-            error, result = await c.call("ingest_text", url_or_path="open/open.txt")
+            error, result = await c.call("ingest", kind="text", source="open/open.txt")
             assert not error and result["source_id"] == "open"
-            error, message = await c.call("ingest_text", url_or_path="closed/closed.txt")
+            error, message = await c.call("ingest", kind="text", source="closed/closed.txt")
             assert error and "\n" not in message
             assert f"is outside the roots the client offers ({root / 'open'})" in message
-            error, message = await c.call("ingest_epub", path="closed/closed.txt")
+            error, message = await c.call("ingest", kind="epub", source="closed/closed.txt")
             assert error and "outside the roots the client offers" in message
             offered[:] = [(root / "closed").as_uri()]
-            error, result = await c.call("ingest_text", url_or_path="closed/closed.txt")
+            error, result = await c.call("ingest", kind="text", source="closed/closed.txt")
             assert not error, result  # the changed roots are seen on the next call
             offered[:] = [tmp_path.as_uri()]  # wider than the server's root: the server's holds
-            error, message = await c.call("ingest_text", url_or_path="../elsewhere.txt")
+            error, message = await c.call("ingest", kind="text", source="../elsewhere.txt")
             assert error and "outside the allowed roots" in message
             offered[:] = []
-            error, message = await c.call("ingest_text", url_or_path="open/open.txt")
+            error, message = await c.call("ingest", kind="text", source="open/open.txt")
             assert error and "outside the roots the client offers (none)" in message
             error, stats = await c.call("stats")
             assert not error and stats["sources"] == 2  # open, then closed once offered
@@ -79,10 +79,14 @@ def test_an_ingest_reports_progress_while_it_embeds(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(tmp_path)) as c:
-            error, result = await c.call_with("ingest_text", {"url_or_path": "long.txt"}, progress)
+            error, result = await c.call_with(
+                "ingest", {"kind": "text", "source": "long.txt"}, progress
+            )
             assert not error and result["chunks"] >= 100, result
             before = len(seen)
-            error, result = await c.call_with("ingest_text", {"url_or_path": "long.txt"}, None)
+            error, result = await c.call_with(
+                "ingest", {"kind": "text", "source": "long.txt"}, None
+            )
             assert not error and result["skipped"] and len(seen) == before
 
     anyio.run(scenario)

@@ -62,11 +62,11 @@ def test_the_server_answers_after_100_stuck_calls(tmp_path: Path, trickle: str) 
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(tmp_path), *SERVER) as c:
-            assert not (await c.call("ingest_text", url_or_path="notes.txt"))[0]
+            assert not (await c.call("ingest", kind="text", source="notes.txt"))[0]
             errors: list[str] = []
 
             async def stuck(i: int) -> None:
-                error, message = await c.call("ingest_article", url_or_path=f"{trickle}/{i}")
+                error, message = await c.call("ingest", kind="article", source=f"{trickle}/{i}")
                 assert error, message
                 errors.append(message)
 
@@ -95,7 +95,7 @@ def test_the_server_answers_after_100_stuck_calls(tmp_path: Path, trickle: str) 
             print(f"reads {answered:.2f} s, {ended_before}/{STUCK} stuck calls over; {took:.2f} s")
             error, page = await c.call("list_sources")  # still answering, store unchanged
             assert not error and [s["source_id"] for s in page["sources"]] == ["notes"]
-            assert not (await c.call("ingest_text", url_or_path="notes.txt"))[0]
+            assert not (await c.call("ingest", kind="text", source="notes.txt"))[0]
 
     anyio.run(scenario)
 
@@ -119,9 +119,9 @@ def test_an_ingest_that_times_out_while_embedding_stores_nothing(tmp_path: Path)
             tmp_path, "--root", str(tmp_path), "--call-timeout", "1", "--fetch-timeout", "1",
             prelude=SLOW_EMBEDDER,
         ) as c:  # fmt: skip
-            error, message = await c.call("ingest_text", url_or_path="long.txt")
+            error, message = await c.call("ingest", kind="text", source="long.txt")
             assert error and "\n" not in message
-            late = "ingest_text long.txt did not finish within 1 s and was stopped; the store "
+            late = "ingest text long.txt did not finish within 1 s and was stopped; the store "
             assert late + "is unchanged" in message
             await anyio.sleep(3)  # longer than all its batches would take
             error, stats = await c.call("stats")
@@ -138,7 +138,7 @@ def test_100_calls_on_a_fifo_are_refused_at_once(tmp_path: Path) -> None:
             errors: list[str] = []
 
             async def one() -> None:
-                errors.append((await c.call("ingest_text", url_or_path="pipe.txt"))[1])
+                errors.append((await c.call("ingest", kind="text", source="pipe.txt"))[1])
 
             started = time.monotonic()
             async with anyio.create_task_group() as tg:

@@ -22,7 +22,9 @@ class _Pages(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
         if self.path in ("/to-file", "/loop"):
             self.send_response(302)
-            self.send_header("Location", "file:///etc/passwd" if self.path == "/to-file" else "/loop")
+            self.send_header(
+                "Location", "file:///etc/passwd" if self.path == "/to-file" else "/loop"
+            )
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -68,10 +70,10 @@ def test_bad_redirects_are_one_line_errors_and_the_session_goes_on(
                 ("/big", "larger than 64 KiB"),
                 ("/slow", "still downloading after 1 s"),
             ):
-                error, message = await c.call("ingest_article", url_or_path=f"{server}{path}")
+                error, message = await c.call("ingest", kind="article", source=f"{server}{path}")
                 assert error and "\n" not in message and words in message, (path, message)
             assert time.monotonic() - started < 30
-            error, result = await c.call("ingest_article", url_or_path=f"{server}/page")
+            error, result = await c.call("ingest", kind="article", source=f"{server}/page")
             assert not error and result["chunks"] == 1
             error, stats = await c.call("stats")
             assert not error and stats["sources"] == 1

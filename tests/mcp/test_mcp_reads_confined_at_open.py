@@ -45,8 +45,8 @@ async def _until(condition: Callable[[], bool], seconds: float = 20) -> None:
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("swapped", "tool", "path"), [
-    ("file", "ingest_text", "notes.txt"),
-    ("folder", "ingest_markdown", "shelf/notes.md"),
+    ("file", "text", "notes.txt"),
+    ("folder", "markdown", "shelf/notes.md"),
 ])  # fmt: skip
 def test_a_link_swapped_in_while_the_call_waits_for_a_worker_is_not_followed(
     tmp_path: Path,
@@ -74,11 +74,11 @@ def test_a_link_swapped_in_while_the_call_waits_for_a_worker_is_not_followed(
         async with connect(tmp_path, "--root", str(root), *SERVER, roots=list_roots) as c:
             answers: dict[str, tuple[bool, object]] = {}
 
-            async def call(name: str, tool: str, source: str) -> None:
-                answers[name] = await c.call(tool, url_or_path=source)
+            async def call(name: str, kind: str, source: str) -> None:
+                answers[name] = await c.call("ingest", kind=kind, source=source)
 
             async with anyio.create_task_group() as tg:
-                tg.start_soon(call, "blocker", "ingest_article", server + blocker)
+                tg.start_soon(call, "blocker", "article", server + blocker)
                 await _until(lambda: blocker in ARRIVED)  # the only worker is busy now
                 tg.start_soon(call, "target", tool, path)
                 await asked.wait()  # the call's roots check runs as the client answers
@@ -92,8 +92,8 @@ def test_a_link_swapped_in_while_the_call_waits_for_a_worker_is_not_followed(
             assert "is outside the allowed roots" in str(message), message
             assert time.monotonic() - swapped_at > 0.5  # it was read after the swap
             assert (await c.call("stats"))[1]["sources"] == 0  # nothing of the outside file
-            error, result = await c.call("ingest_text", url_or_path="other.txt")
-            assert not error and result["source_id"] == "other"  # the server goes on
+            error, result = await c.call("ingest", kind="text", source="other.txt")
+            assert not error and result[0]["source_id"] == "other"  # the server goes on
             error, hits = await c.call("search", query="words note", mode="bm25", k=5)
             assert not error and SECRET not in str(hits)
 

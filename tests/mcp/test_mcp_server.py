@@ -33,42 +33,42 @@ def test_tools_ingest_search_stats(tmp_path: Path) -> None:
                 }
             )
             names = {t.name for t in tools.tools}
-            assert {"set_chunker", "get_chunker", "ingest_article", "ingest_bible_chapter", "ingest_epub",
-                    "ingest_pdf", "ingest_markdown", "ingest_jwpub", "ingest_jw_library_backup",
-                    "search", "stats"} <= names  # fmt: skip
+            assert {"set_chunker", "get_chunker", "ingest", "search", "stats"} <= names
             assert (await c.call("get_chunker"))[1]["chunker"] == "paragraph"
             assert (await c.call("set_chunker", name="semantic"))[1] == {
                 "chunker": "semantic",
                 "source": "session",
             }
-            error, result = await c.call("ingest_article", url_or_path=str(ARTICLE))
+            error, result = await c.call("ingest", kind="article", source=str(ARTICLE))
             assert not error
-            assert result == {
-                "source_id": "alma",
-                "chunks": 6,
-                "skipped": False,
-                "chunker": "semantic",
-                "language": "es",
-            }
+            assert result == [
+                {
+                    "source_id": "alma",
+                    "chunks": 6,
+                    "skipped": False,
+                    "chunker": "semantic",
+                    "language": "es",
+                }
+            ]
             error, hits = await c.call(
                 "search", query="el alma que peca morirá", k=2, mode="bm25", expand="neighbors"
             )
             assert not error and hits[0]["source_id"] == "alma" and "peca morirá" in hits[0]["text"]
-            assert hits[0]["metadata"]["chunker"] == "semantic"
-            assert hits[0]["id"] in [e["id"] for e in hits[0]["expanded"]]
-            assert [e["id"] for e in hits[0]["expanded"] if e["is_hit"]] == [hits[0]["id"]]
+            assert "metadata" not in hits[0] and hits[0]["id"] in hits[0]["chunks"]
+            start, end = hits[0]["hit"]
+            assert "peca morirá" in hits[0]["text"][start:end]
             # every store hit is accounted for: delivered, or folded into a delivered one
             error, three = await c.call("search", query="el alma que peca morirá", k=3, mode="bm25")
-            assert not error and all(isinstance(h["folded"], list) for h in three)
-            delivered = {e["id"] for h in three for e in h["expanded"]}
-            assert all(f in delivered for h in three for f in h["folded"])
+            assert not error and all(isinstance(h.get("folded", []), list) for h in three)
+            delivered = {i for h in three for i in h["chunks"]}
+            assert all(f in delivered for h in three for f in h.get("folded", []))
             error, stats = await c.call("stats")
             assert not error and stats["chunks"] == 6 and stats["chunkers"] == {"semantic": 6}
             # an explicit chunker beats the session's choice
             error, again = await c.call(
-                "ingest_article", url_or_path=str(ARTICLE), chunker="paragraph"
+                "ingest", kind="article", source=str(ARTICLE), chunker="paragraph"
             )
-            assert (again["chunker"], again["chunks"]) == ("paragraph", 7)
+            assert (again[0]["chunker"], again[0]["chunks"]) == ("paragraph", 7)
             error, message = await c.call("set_chunker", name="nope")
             valid = ", ".join(repr(n) for n in available_chunkers())
             assert error and "\n" not in message
@@ -77,12 +77,14 @@ def test_tools_ingest_search_stats(tmp_path: Path) -> None:
             )
             assert message.endswith(f"{valid[-12:]}): follow the tool's input schema")
             error, message = await c.call(
-                "ingest_article", url_or_path=str(ARTICLE), chunker="bogus"
+                "ingest", kind="article", source=str(ARTICLE), chunker="bogus"
             )
             assert error and message.startswith(
-                "Error executing tool ingest_article: invalid arguments (chunker: Input should be "
+                "Error executing tool ingest: invalid arguments (chunker: Input should be "
             )
-            error, message = await c.call("ingest_article", url_or_path=str(REPO / "missing.html"))
+            error, message = await c.call(
+                "ingest", kind="article", source=str(REPO / "missing.html")
+            )
             assert error and "missing.html" in message and "\n" not in message
             assert (await c.call("stats"))[1]["chunks"] == 7  # failed calls stored nothing
             return c
@@ -105,9 +107,9 @@ def test_two_clients_keep_separate_chunker_choices(tmp_path: Path) -> None:
             assert (await b.call("get_chunker"))[1]["chunker"] == "structure"
             await b.call("set_chunker", name="paragraph")
             assert (await a.call("get_chunker"))[1]["chunker"] == "semantic"
-            ra = (await a.call("ingest_article", url_or_path=str(ARTICLE)))[1]
-            rb = (await b.call("ingest_article", url_or_path=str(ARTICLE)))[1]
-            assert (ra["chunker"], rb["chunker"]) == ("semantic", "paragraph")
+            ra = (await a.call("ingest", kind="article", source=str(ARTICLE)))[1]
+            rb = (await b.call("ingest", kind="article", source=str(ARTICLE)))[1]
+            assert (ra[0]["chunker"], rb[0]["chunker"]) == ("semantic", "paragraph")
 
     anyio.run(scenario)
 

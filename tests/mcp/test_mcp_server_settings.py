@@ -60,9 +60,9 @@ def test_agents_cannot_set_options_that_name_server_paths(tmp_path: Path) -> Non
         ("set_chunker", {"name": "parent-child",
                          "options": {"parent": f"semantic:markers_path={markers}"}},
          "parent.markers_path"),
-        ("ingest_text", {"url_or_path": "note.txt", "chunker": "llm",
+        ("ingest", {"kind": "text", "source": "note.txt", "chunker": "llm",
                          "chunker_options": {"cache_dir": str(cache)}}, "cache_dir"),
-        ("ingest_text", {"url_or_path": "note.txt",
+        ("ingest", {"kind": "text", "source": "note.txt",
                          "chunker_options": {"markers_path": str(markers)}}, "markers_path"),
     ]  # fmt: skip
 
@@ -95,7 +95,7 @@ def test_the_servers_own_chunker_may_name_paths(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(root), JW_CHUNKER=spec) as c:
             error, result = await c.call(
-                "ingest_text", url_or_path="note.txt", chunker_options={"target_chars": 900}
+                "ingest", kind="text", source="note.txt", chunker_options={"target_chars": 900}
             )
             assert not error and result["chunker"] == "semantic", result
 
@@ -111,10 +111,10 @@ def test_without_a_root_no_file_is_read_wherever_the_server_starts(tmp_path: Pat
 
     async def scenario(cwd: Path) -> None:
         async with connect(tmp_path, cwd=cwd) as c:
-            for tool, args in (("ingest_markdown", {"url_or_path": "note.md"}),
-                               ("ingest_markdown", {"url_or_path": str(tmp_path / "note.md")}),
-                               ("ingest_text", {"url_or_path": "/etc/hostname"}),
-                               ("ingest_jwpub", {"path": "x.jwpub"})):  # fmt: skip
+            for tool, args in (("ingest", {"kind": "markdown", "source": "note.md"}),
+                               ("ingest", {"kind": "markdown", "source": str(tmp_path / "note.md")}),
+                               ("ingest", {"kind": "text", "source": "/etc/hostname"}),
+                               ("ingest", {"kind": "jwpub", "source": "x.jwpub"})):  # fmt: skip
                 error, message = await c.call(tool, **args)
                 assert (error, message) == (True, f"Error executing tool {tool}: {refusal}")
             error, stats = await c.call("stats")

@@ -50,8 +50,8 @@ def test_four_calls_on_slow_headers_end_at_the_deadline_and_free_the_pool(
             started = time.monotonic()
 
             async def stuck(i: int) -> None:
-                error, message = await c.call("ingest_article",
-                                              url_or_path=f"{server}/trickle-headers/{i}")  # fmt: skip
+                error, message = await c.call("ingest",
+                                              kind="article", source=f"{server}/trickle-headers/{i}")  # fmt: skip
                 assert error
                 ended[i] = (time.monotonic() - started, str(message))
 
@@ -63,7 +63,7 @@ def test_four_calls_on_slow_headers_end_at_the_deadline_and_free_the_pool(
                 # the fetch's own bound is tested to +10%; here the margin covers a busy machine
                 assert took < FETCH + 10, (i, took)
             before = time.monotonic()
-            error, result = await c.call("ingest_text", url_or_path="note.txt")
+            error, result = await c.call("ingest", kind="text", source="note.txt")
             assert not error and result["source_id"] == "note"
             served = time.monotonic() - before
             assert served < 10, served  # a worker was free at once
@@ -99,7 +99,7 @@ def test_the_server_exits_when_its_client_goes(tmp_path: Path, server: str) -> N
         _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         url = f"{server}/trickle-headers/exit"
         _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "ingest_article", "arguments": {"url_or_path": url}}})  # fmt: skip
+            "name": "ingest", "arguments": {"kind": "article", "source": url}}})  # fmt: skip
         deadline = time.monotonic() + 30
         while "/trickle-headers/exit" not in ARRIVED and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -65,9 +65,10 @@ def test_every_tool_describes_its_parameters_and_carries_annotations() -> None:
     assert (k["minimum"], k["maximum"]) == (1, 100)
     assert by_name["search"].annotations.read_only_hint is True
     assert by_name["delete_source"].annotations.destructive_hint is True
-    for name in ("ingest_article", "ingest_pdf", "ingest_markdown", "ingest_text"):
-        assert by_name[name].annotations.open_world_hint is True  # each also fetches URLs
-    assert by_name["ingest_epub"].annotations.open_world_hint is False
+    assert by_name["ingest"].annotations.open_world_hint is True  # it also fetches URLs
+    kinds = _enum(by_name["ingest"].input_schema["properties"]["kind"])
+    assert kinds == ["article", "bible_chapter", "pdf", "markdown", "text", "epub", "jwpub",
+                     "jw_library_backup"]  # fmt: skip
 
 
 def test_fifty_searches_open_the_store_and_embedder_once(tmp_path: Path) -> None:
@@ -85,7 +86,7 @@ def test_fifty_searches_open_the_store_and_embedder_once(tmp_path: Path) -> None
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(REPO), prelude=prelude) as c:
-            assert not (await c.call("ingest_article", url_or_path=str(ARTICLE)))[0]
+            assert not (await c.call("ingest", kind="article", source=str(ARTICLE)))[0]
             for i in range(50):
                 error, hits = await c.call("search", query=f"el alma {i}", k=2, mode="dense")
                 assert not error and hits[0]["source_id"] == "alma"
@@ -129,7 +130,7 @@ def test_concurrent_calls_share_one_store(tmp_path: Path, monkeypatch: Any) -> N
 def test_strict_types_and_bounds_are_one_line_errors(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(REPO)) as c:
-            await c.call("ingest_article", url_or_path=str(ARTICLE))
+            await c.call("ingest", kind="article", source=str(ARTICLE))
             for bad in ({"k": "3"}, {"k": 0}, {"k": 101}, {"mode": "fuzzy"}, {"language": "xx"}):
                 error, message = await c.call("search", query="alma", **bad)
                 assert error and "\n" not in message, bad
@@ -151,8 +152,8 @@ def test_browse_read_filter_and_delete_sources(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(root)) as c:
-            assert not (await c.call("ingest_article", url_or_path="alma.html"))[0]
-            assert not (await c.call("ingest_markdown", url_or_path="note.md", language="en"))[0]
+            assert not (await c.call("ingest", kind="article", source="alma.html"))[0]
+            assert not (await c.call("ingest", kind="markdown", source="note.md", language="en"))[0]
             page = (await c.call("list_sources", limit=1))[1]
             assert page["total"] == 2 and page["next_offset"] == 1
             first = page["sources"][0]
@@ -202,23 +203,25 @@ def test_paths_outside_the_roots_are_refused(tmp_path: Path) -> None:
     (root / "link.md").symlink_to(outside)
     (root / "sub" / "ok.md").write_text("# Fine\n\nA public paragraph about the soul.\n")
     attempts = [
-        ("ingest_markdown", {"url_or_path": str(outside)}),
-        ("ingest_markdown", {"url_or_path": "link.md"}),
-        ("ingest_markdown", {"url_or_path": "sub/../../private.md"}),
-        ("ingest_markdown", {"url_or_path": str(root / ".." / "private.md")}),
-        ("ingest_text", {"url_or_path": "/etc/passwd"}),
-        ("ingest_epub", {"path": "../private.md"}),
+        ("ingest", {"kind": "markdown", "source": str(outside)}),
+        ("ingest", {"kind": "markdown", "source": "link.md"}),
+        ("ingest", {"kind": "markdown", "source": "sub/../../private.md"}),
+        ("ingest", {"kind": "markdown", "source": str(root / ".." / "private.md")}),
+        ("ingest", {"kind": "text", "source": "/etc/passwd"}),
+        ("ingest", {"kind": "epub", "source": "../private.md"}),
     ]
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(root)) as c:
-            assert not (await c.call("ingest_markdown", url_or_path="sub/ok.md", language="en"))[0]
+            assert not (await c.call("ingest", kind="markdown", source="sub/ok.md", language="en"))[
+                0
+            ]
             before = (await c.call("stats"))[1]
             for tool, args in attempts:
                 error, message = await c.call(tool, **args)
                 assert error and "\n" not in message, (tool, args)
                 assert f"is outside the allowed roots ({root.resolve()})" in message
-            error, message = await c.call("ingest_article", url_or_path=f"file://{outside}")
+            error, message = await c.call("ingest", kind="article", source=f"file://{outside}")
             assert error and "URL scheme 'file' is not allowed" in message
             after = (await c.call("stats"))[1]
             assert (after["sources"], after["chunks"]) == (before["sources"], before["chunks"])
@@ -260,14 +263,14 @@ def test_mcp_refuses_a_loopback_url_by_default(tmp_path: Path) -> None:
 
     async def scenario(*args: str) -> str:
         async with connect(tmp_path, "--root", str(REPO), *args) as c:
-            error, message = await c.call("ingest_article", url_or_path=url)
+            error, message = await c.call("ingest", kind="article", source=url)
             assert error and "\n" not in message
-            assert not (await c.call("ingest_article", url_or_path=str(ARTICLE)))[0]
+            assert not (await c.call("ingest", kind="article", source=str(ARTICLE)))[0]
             return str(message)
 
     refused = anyio.run(scenario)
     assert refused == (
-        f"Error executing tool ingest_article: {url}: host 127.0.0.1 is 127.0.0.1, a private, "
+        f"Error executing tool ingest: {url}: host 127.0.0.1 is 127.0.0.1, a private, "
         "loopback or otherwise non-public address; only public addresses are fetched (start "
         "jw-mcp with --allow-private-urls to allow it)"
     )

@@ -1,4 +1,4 @@
-"""An http(s) string given to ingest_pdf, ingest_markdown or ingest_text is a URL:
+"""An http(s) string given to the ingest tool as a pdf, markdown or text source is a URL:
 it is fetched through the checked fetch (address policy, size cap, deadline),
 never read as a path relative to the server's working directory; the tools
 that only read files refuse a URL in one line. The server starts in a folder
@@ -62,14 +62,14 @@ def test_urls_are_fetched_through_the_checked_fetch_never_read_as_paths(
     async def scenario(*flags: str) -> list[tuple[bool, object]]:
         async with connect(tmp_path, "--root", str(root), *flags, cwd=cwd) as c:
             answers = [
-                await c.call(tool, url_or_path=f"{served}{path}")
-                for tool, path in (
-                    ("ingest_markdown", "/notes.md"),
-                    ("ingest_text", "/notes.txt"),
-                    ("ingest_pdf", "/paper.pdf"),
+                await c.call("ingest", kind=kind, source=f"{served}{path}")
+                for kind, path in (
+                    ("markdown", "/notes.md"),
+                    ("text", "/notes.txt"),
+                    ("pdf", "/paper.pdf"),
                 )  # fmt: skip
             ]
-            answers.append(await c.call("ingest_epub", path=f"{served}/book.epub"))
+            answers.append(await c.call("ingest", kind="epub", source=f"{served}/book.epub"))
             answers.append(await c.call("stats"))
             return answers
 
@@ -78,14 +78,16 @@ def test_urls_are_fetched_through_the_checked_fetch_never_read_as_paths(
         assert error and "\n" not in str(message)
         assert "is 127.0.0.1, a private, loopback or otherwise non-public address" in str(message)
     assert refused[3] == (True, (
-        f"Error executing tool ingest_epub: ingest_epub reads a file, and {served}/book.epub "
+        f"Error executing tool ingest: kind 'epub' reads a file, and {served}/book.epub "
         "is a URL: download it and pass the file's path under the server's roots"))  # fmt: skip
     assert refused[4][1]["sources"] == 0  # type: ignore[index]
 
     fetched = anyio.run(scenario, "--allow-private-urls")
     (e1, markdown), (e2, text), (e3, pdf), (e4, _), (_, stats) = fetched
-    assert not e1 and markdown["source_id"] == "127.0.0.1:" + served.rsplit(":", 1)[1] + "/notes.md"  # type: ignore[index]
-    assert not e2 and text["chunks"] == 1  # type: ignore[index]
+    assert (
+        not e1 and markdown[0]["source_id"] == "127.0.0.1:" + served.rsplit(":", 1)[1] + "/notes.md"
+    )  # type: ignore[index]
+    assert not e2 and text[0]["chunks"] == 1  # type: ignore[index]
     assert e3 and "\n" not in str(pdf) and f"{served}/paper.pdf" in str(pdf)
     assert "no such file" not in str(pdf)
     assert e4 and stats["sources"] == 2  # type: ignore[index]

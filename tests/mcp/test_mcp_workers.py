@@ -35,9 +35,9 @@ def test_a_late_call_is_an_error_and_its_work_stops_at_the_next_check() -> None:
         return "done"
 
     with pytest.raises(ToolError) as info:
-        anyio.run(pool.run, "ingest_text a.txt", work, Call(writes=True))
+        anyio.run(pool.run, "ingest text a.txt", work, Call(writes=True))
     message = str(info.value)
-    assert "ingest_text a.txt did not finish within 0.2 s and was stopped" in message
+    assert "ingest text a.txt did not finish within 0.2 s and was stopped" in message
     assert "the store is unchanged" in message and "--call-timeout" in message
     time.sleep(0.4)
     assert reached == ["stopped"]
@@ -152,7 +152,7 @@ def test_a_cancelled_call_stops_like_a_late_one() -> None:
 
     async def scenario() -> None:
         with anyio.move_on_after(0.1):  # the client cancels the request
-            await pool.run("ingest_text a.txt", work, call)
+            await pool.run("ingest text a.txt", work, call)
 
     anyio.run(scenario)
     assert stopped.wait(2)  # given up: its work stopped at the check, before any write

@@ -133,7 +133,10 @@ def test_semantic_equals_paragraph_when_no_marker_fires(
 def test_check_chunks_catches_broken_provenance() -> None:
     import pytest
 
-    paras = ["First paragraph, long enough to stand alone here.", "Second paragraph, also long enough."]
+    paras = [
+        "First paragraph, long enough to stand alone here.",
+        "Second paragraph, also long enough.",
+    ]
     chunks = ParagraphChunker(min_chars=10).chunk(paras, "d", metadata={"language": "en"})
     check_chunks(paras, chunks)
     broken = [Chunk(c.id, c.text, c.source_id, dict(c.metadata)) for c in chunks]

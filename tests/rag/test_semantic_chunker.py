@@ -180,7 +180,9 @@ def test_unknown_chunker_lists_valid_names(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_bad_options_are_a_config_error() -> None:
-    with pytest.raises(ValueError, match="chunker .semantic. has no option .bogus.; its options are"):
+    with pytest.raises(
+        ValueError, match="chunker .semantic. has no option .bogus.; its options are"
+    ):
         get_chunker("semantic", bogus=1)
     with pytest.raises(ValueError, match="overflow"):
         SemanticChunker(overflow=2)

@@ -56,7 +56,9 @@ def test_default_delivery_is_relevant(store: SQLiteStore) -> None:
 def test_neighbors_window_and_dedup(store: SQLiteStore) -> None:
     hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors")
     assert _paras(hits[0]) == [0, 1, 2]
-    hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors", window=2)
+    hits = retrieve(
+        store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors", window=2
+    )
     assert _paras(hits[0]) == [0, 1, 2, 3]
     # two adjacent hits: the second one's context was already delivered, nothing twice
     hits = retrieve(store, "soul", k=3, expand="neighbors")
@@ -66,10 +68,14 @@ def test_neighbors_window_and_dedup(store: SQLiteStore) -> None:
 
 def test_chain_follows_markers_only(store: SQLiteStore) -> None:
     # the premise: "However" and "Therefore" open the next two paragraphs
-    hits = retrieve(store, "many people believe the soul lives on after death in heaven", k=1, expand="chain")
+    hits = retrieve(
+        store, "many people believe the soul lives on after death in heaven", k=1, expand="chain"
+    )
     assert _paras(hits[0]) == [0, 1, 2]
     # the conclusion pulls its premises back in
-    hits = retrieve(store, "the soul is the person himself not an immortal part", k=1, expand="chain")
+    hits = retrieve(
+        store, "the soul is the person himself not an immortal part", k=1, expand="chain"
+    )
     assert _paras(hits[0]) == [0, 1, 2]
     # "This is why ..." is a back-reference: the garden paragraph brings it along
     hits = retrieve(store, "gardens need water summer tomatoes", k=1, expand="chain")
@@ -94,9 +100,13 @@ TOPICS = [
 ]
 
 
-def test_relevant_brings_neighbours_as_close_to_the_query_as_the_weakest_hit(tmp_path: Path) -> None:
+def test_relevant_brings_neighbours_as_close_to_the_query_as_the_weakest_hit(
+    tmp_path: Path,
+) -> None:
     s = SQLiteStore(tmp_path / "t.sqlite", FakeEmbedder(dim=64))
-    s.replace_source("t", ParagraphChunker(min_chars=10).chunk(TOPICS, "t", metadata={"language": "en"}))
+    s.replace_source(
+        "t", ParagraphChunker(min_chars=10).chunk(TOPICS, "t", metadata={"language": "en"})
+    )
     # both zebra paragraphs are hits: the better one delivers the other beside
     # it, and stops at the volcano paragraph, which is about something else
     plain = retrieve(s, "zebra savanna", k=2, expand="none")
@@ -111,9 +121,13 @@ def test_relevant_brings_neighbours_as_close_to_the_query_as_the_weakest_hit(tmp
     assert _paras(wide[0]) == [0, 1, 2, 3]
 
 
-def test_relevant_follows_markers_and_leaves_self_contained_paragraphs_alone(store: SQLiteStore) -> None:
+def test_relevant_follows_markers_and_leaves_self_contained_paragraphs_alone(
+    store: SQLiteStore,
+) -> None:
     # "However" and "Therefore" link the argument even where the words differ
-    hits = retrieve(store, "many people believe the soul lives on after death in heaven", k=1, expand="relevant")
+    hits = retrieve(
+        store, "many people believe the soul lives on after death in heaven", k=1, expand="relevant"
+    )
     assert _paras(hits[0]) == [0, 1, 2]
     hits = retrieve(store, "music worship harps cymbals singing", k=1, expand="relevant")
     assert _paras(hits[0]) == [5]
@@ -129,9 +143,13 @@ def test_budget_pays_for_the_hit_then_its_nearest_neighbours(store: SQLiteStore)
     q = "Ezekiel 18:4 the soul who sins will die"
     t = [approx_tokens(p) for p in ARTICLE]
     # the hit (paragraph 1) and, at equal distance, the paragraph before it first
-    assert _paras(retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0])[0]) == [0, 1]
     assert _paras(
-        retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0] + t[2])[0]
+        retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0])[0]
+    ) == [0, 1]
+    assert _paras(
+        retrieve(
+            store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0] + t[2]
+        )[0]
     ) == [0, 1, 2]
     # the next one out (paragraph 3) only when everything nearer is paid for
     assert _paras(
@@ -146,7 +164,10 @@ def test_delivery_order_is_hit_then_nearest_first() -> None:
     assert [c.id for c in delivery_order(group[2], group)] == ["c", "b", "d", "a", "e", "f"]
     assert [c.id for c in delivery_order(group[0], group)] == ["a", "b", "c", "d", "e", "f"]
     # a parent group (the hit is inside the parent, not one of its chunks)
-    assert [c.id for c in delivery_order(Chunk("child", ""), [Chunk("parent", "")])] == ["child", "parent"]
+    assert [c.id for c in delivery_order(Chunk("child", ""), [Chunk("parent", "")])] == [
+        "child",
+        "parent",
+    ]
 
 
 def test_unknown_expansion_is_rejected(store: SQLiteStore) -> None:
@@ -195,8 +216,13 @@ class _SectionChunker:
             for a, b in zip(starts, starts[1:], strict=False)
         ]
         return build_chunks(
-            paras, pieces, source_id, chunker=self.name, version=self.version,
-            language="en", metadata=metadata,
+            paras,
+            pieces,
+            source_id,
+            chunker=self.name,
+            version=self.version,
+            language="en",
+            metadata=metadata,
         )
 
 
@@ -240,7 +266,11 @@ def test_parent_child_ingest_end_to_end(tmp_path: Path) -> None:
     stats = s.stats()
     assert result.chunks > 0 and stats["parents"] > 0
     hits = retrieve(s, "Does Matthew 10:28 show the soul survives the body?", k=5, expand="parent")
-    assert hits and all(h.expanded[0].metadata["role"] == "parent" for h in hits if h.chunk.metadata.get("parent_id"))
+    assert hits and all(
+        h.expanded[0].metadata["role"] == "parent"
+        for h in hits
+        if h.chunk.metadata.get("parent_id")
+    )
     # parents are not searched: every hit is a child
     assert all(h.chunk.metadata["role"] == "child" for h in hits)
 

@@ -125,21 +125,22 @@ def test_mcp_names_every_failure(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(tmp_path), prelude=broken) as c:
-            error, message = await c.call("ingest_pdf", url_or_path=str(pdf))
-            assert error and message == f"Error executing tool ingest_pdf: {_cert_message(pdf)}"
+            error, message = await c.call("ingest", kind="pdf", source=str(pdf))
+            assert error and message == f"Error executing tool ingest: {_cert_message(pdf)}"
             error, message = await c.call(
-                "ingest_text",
-                url_or_path=str(text),
+                "ingest",
+                kind="text",
+                source=str(text),
                 chunker="semantic",
                 chunker_options={"max_chars": 100.5},
             )
             assert error and message == (
-                "Error executing tool ingest_text: max_chars must be a whole number (write it "
+                "Error executing tool ingest: max_chars must be a whole number (write it "
                 "without a decimal point or exponent), got 100.5"
             )
-            error, message = await c.call("ingest_markdown", url_or_path=str(text))
+            error, message = await c.call("ingest", kind="markdown", source=str(text))
             assert error and message == (
-                "Error executing tool ingest_markdown: unexpected NotImplementedError (a bug in "
+                "Error executing tool ingest: unexpected NotImplementedError (a bug in "
                 "jw-agent-toolkit or a library it uses: please report it with the command and "
                 "input that caused it)"
             )

@@ -35,8 +35,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from mcp_client import Client, connect
 
-SINGLE = ("ingest_article", "ingest_bible_chapter", "ingest_pdf", "ingest_markdown", "ingest_text")
-MANY = ("ingest_epub", "ingest_jwpub", "ingest_jw_library_backup")
+KINDS = ("article", "bible_chapter", "pdf", "markdown", "text") * 3 + (
+    "epub", "jwpub", "jw_library_backup")  # fmt: skip
 OPTION_VALUES = st.one_of(
     st.sampled_from((0, 1, -1, 80, 1500, 10**12, 100.5, 1e9, True, None, "", "abc", "800")),
     st.lists(st.integers(), max_size=2),
@@ -71,11 +71,12 @@ def chunker_options(draw: st.DrawFn, base: str) -> dict[str, Any] | None:
 @st.composite
 def calls(draw: st.DrawFn, sandbox: dict[str, Path], server: str) -> tuple[str, dict[str, Any]]:
     base = str(sandbox["base"])
-    tool = draw(st.sampled_from(SINGLE * 3 + MANY + ("search",) * 3 + (
+    tool = draw(st.sampled_from(("ingest",) * 18 + ("search",) * 3 + (
         "stats", "list_sources", "get_chunk", "delete_source", "set_chunker", "get_chunker")))  # fmt: skip
     args: dict[str, Any] = {}
-    if tool in SINGLE or tool in MANY:
-        args["url_or_path" if tool in SINGLE else "path"] = draw(sources(sandbox, server))
+    if tool == "ingest":
+        args["kind"] = draw(st.sampled_from(KINDS))
+        args["source"] = draw(sources(sandbox, server))
         if draw(st.booleans()):
             args["chunker"] = draw(st.sampled_from(CHUNKERS))
         if draw(st.booleans()):
@@ -136,7 +137,9 @@ def test_mcp_tools_under_fuzz(
     sandbox = fuzz_sandbox
     store = sandbox["stores"] / "store.sqlite"
     kept = str(sandbox["root"] / "good.txt")
-    failed, _ = portal.call(lambda: client.call("ingest_text", url_or_path=kept, source_id="kept"))
+    failed, _ = portal.call(
+        lambda: client.call("ingest", kind="text", source=kept, source_id="kept")
+    )
     assert not failed
     files = tree(sandbox["base"])
 

@@ -132,7 +132,7 @@ def test_epubs_just_under_the_member_ratio(tmp_path: Path, store: Path) -> None:
     runs = [ingest(store, "epub", text), ingest(tmp_path / "other.sqlite", "epub", media)]
     child = run_child(tmp_path, runs, deadline=60)
     assert_one_line_errors(Child(child.runs[:1], child.peak_kib), "its text would unpack to 70 MiB")
-    assert child.runs[1]["code"] == 0 and "media/ch1: 1 chunks" in child.runs[1]["out"]
+    assert child.runs[1]["code"] == 0 and "media/ch1: 1 chunk" in child.runs[1]["out"]
     assert snapshot(store) == before
 
 
@@ -154,7 +154,7 @@ def test_a_jwpub_whose_contents_unpack_to_240_mib(tmp_path: Path, store: Path) -
     assert big.stat().st_size < 2 * 1024**2
     child = run_child(tmp_path, [ingest(tmp_path / "other.sqlite", "jwpub", big)], deadline=60)
     (run,) = child.runs
-    assert run["code"] == 0 and "jwpub:tp:2024:1:0: 1 chunks" in run["out"], run
+    assert run["code"] == 0 and "jwpub:tp:2024:1:0: 1 chunk" in run["out"], run
     assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
 
 
@@ -218,7 +218,7 @@ def test_deep_pdf_arrays(tmp_path: Path, store: Path) -> None:
     other = tmp_path / "other.sqlite"
     runs = [ingest(store, "pdf", deep), ingest(other, "pdf", fine)]
     deep_run, fine_run = run_child(tmp_path, runs, deadline=60).runs
-    assert fine_run["code"] == 0 and "fine: 1 chunks" in fine_run["out"]  # the same PDF, shallow
+    assert fine_run["code"] == 0 and "fine: 1 chunk" in fine_run["out"]  # the same PDF, shallow
     child = run_child(tmp_path, [ingest(store, "pdf", deep)], deadline=60)
     assert_one_line_errors(child, f"{deep}: its objects nest too deeply")
     assert snapshot(store) == before

@@ -20,15 +20,16 @@ from jw_cli.app import main
 ARTICLE = (
     REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"
 )
+#: The MCP ingest tool's kind for each hostile file kind.
 MCP_TOOLS = {
-    "article": ("ingest_article", "url_or_path"),
-    "bible": ("ingest_bible_chapter", "url_or_path"),
-    "epub": ("ingest_epub", "path"),
-    "pdf": ("ingest_pdf", "url_or_path"),
-    "markdown": ("ingest_markdown", "url_or_path"),
-    "text": ("ingest_text", "url_or_path"),
-    "jwpub": ("ingest_jwpub", "path"),
-    "backup": ("ingest_jw_library_backup", "path"),
+    "article": "article",
+    "bible": "bible_chapter",
+    "epub": "epub",
+    "pdf": "pdf",
+    "markdown": "markdown",
+    "text": "text",
+    "jwpub": "jwpub",
+    "backup": "jw_library_backup",
 }
 
 
@@ -76,10 +77,9 @@ def test_mcp_hostile_files(cases: list[tuple[str, str, Path]], store: Path) -> N
     async def scenario() -> None:
         async with connect(store.parent, "--root", root, JW_STORE=str(copy)) as c:
             for name, kind, path in cases:
-                tool, argument = MCP_TOOLS[kind]
-                error, message = await c.call(tool, **{argument: str(path)})
+                error, message = await c.call("ingest", kind=MCP_TOOLS[kind], source=str(path))
                 assert error, name
-                assert message.startswith(f"Error executing tool {tool}: "), (name, message)
+                assert message.startswith("Error executing tool ingest: "), (name, message)
                 assert "\n" not in message and "Traceback" not in message, (name, message)
                 assert "outside the allowed roots" not in message, (name, message)
                 assert snapshot(copy) == before, name

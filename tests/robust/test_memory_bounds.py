@@ -69,7 +69,7 @@ def test_a_page_whose_paragraph_id_is_10_mb(tmp_path: Path, store: Path) -> None
                     "</body></html>", "utf-8")  # fmt: skip
     child = run_child(tmp_path, [ingest(store, "article", page)], deadline=120)
     (run,) = child.runs
-    assert run["code"] == 0 and "pid: 1 chunks" in run["out"], run
+    assert run["code"] == 0 and "pid: 1 chunk" in run["out"], run
     assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
 
 
@@ -147,7 +147,7 @@ def test_a_1_mb_gzip_page_in_the_mcp_server(
         args = ("--allow-private-urls", "--call-timeout", "120", "--fetch-timeout", "100")
         path = os.environ.get("PYTHONPATH", "")  # the server runs the code this test runs
         async with connect(tmp_path, *args, prelude=prelude, PYTHONPATH=path) as client:
-            return await client.call("ingest_article", url_or_path=url)
+            return await client.call("ingest", kind="article", source=url)
 
     is_error, text = anyio.run(call)
     assert is_error and "\n" not in str(text), text

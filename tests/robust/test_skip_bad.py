@@ -130,8 +130,8 @@ def test_skip_bad_stores_the_good_files_and_lists_the_bad(
     code, out, err = _run(capsys, tmp_path, *argv)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
-        "lib/sub/f-good: 1 chunks, chunker paragraph, language en (stored)",
+        "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
+        "lib/sub/f-good: 1 chunk, chunker paragraph, language en (stored)",
         *TEXT_SKIPPED,
         "2 sources, 2 stored, 2 chunks; 4 files skipped",
     ]

@@ -75,16 +75,16 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
         return out.replace(str(tmp_path), "<DIR>").splitlines()
 
     assert ingest("markdown") == [
-        "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
+        "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt: lib/b-invisible: the document has no text to index",
         "skipped <DIR>/lib/c-invisible.md: lib/c-invisible: the document has no text to index",
         "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with Markdown",
         "skipped <DIR>/lib/e-surrogate.pdf is a PDF, not Markdown; ingest it as pdf "
         "(`jw rag ingest pdf ...`)",
-        "1 source, 1 stored, 1 chunks; 4 files skipped",
+        "1 source, 1 stored, 1 chunk; 4 files skipped",
     ]
     assert ingest("text") == [
-        "lib/a-good: 1 chunks, chunker paragraph, language en (stored)",
+        "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt has no visible text (only spaces and invisible "
         "characters); pass a file with text",
         "skipped <DIR>/lib/c-invisible.md has no visible text (only spaces and invisible "
@@ -92,9 +92,9 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
         "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with text",
         "skipped <DIR>/lib/e-surrogate.pdf is a PDF, not text; ingest it as pdf "
         "(`jw rag ingest pdf ...`)",
-        "1 source, 1 stored, 1 chunks; 4 files skipped",
+        "1 source, 1 stored, 1 chunk; 4 files skipped",
     ]
-    assert ingest("pdf")[0] == "lib/e-surrogate: 1 chunks, chunker paragraph, language en (stored)"
+    assert ingest("pdf")[0] == "lib/e-surrogate: 1 chunk, chunker paragraph, language en (stored)"
     with SQLiteStore(store, FakeEmbedder(dim=8)) as st:
         texts = [h.chunk.text for h in st.search("Hello world", k=5, mode="bm25")]
     assert texts == ["Hello \ufffdB\ufffd world"]

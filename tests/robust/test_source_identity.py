@@ -157,20 +157,24 @@ def test_mcp_source_id_replace_and_refusal(tmp_path: Path, corpus: Path) -> None
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(corpus)) as c:
-            assert (await c.call("ingest_article", url_or_path=str(es)))[1]["source_id"] == "alma"
-            error, message = await c.call("ingest_article", url_or_path=str(pt))
+            assert (await c.call("ingest", kind="article", source=str(es)))[1][
+                "source_id"
+            ] == "alma"
+            error, message = await c.call("ingest", kind="article", source=str(pt))
             assert error and message == (
-                f"Error executing tool ingest_article: source 'alma' was ingested from "
+                f"Error executing tool ingest: source 'alma' was ingested from "
                 f"{es.resolve()}; refusing to replace it with {pt.resolve()}: give this one "
                 "another id (--source-id / source_id=) or replace it (--replace / replace=True)"
             )
-            error, named = await c.call("ingest_article", url_or_path=str(pt), source_id="pt/alma")
+            error, named = await c.call(
+                "ingest", kind="article", source=str(pt), source_id="pt/alma"
+            )
             assert not error and named["source_id"] == "pt/alma"
-            error, replaced = await c.call("ingest_article", url_or_path=str(pt), replace=True)
+            error, replaced = await c.call("ingest", kind="article", source=str(pt), replace=True)
             assert not error and (replaced["source_id"], replaced["language"]) == ("alma", "pt")
             error, stats = await c.call("stats")
             assert set(stats["per_source"]) == {"alma", "pt/alma"}
-            error, message = await c.call("ingest_jwpub", path=str(es), source_id="x")
+            error, message = await c.call("ingest", kind="jwpub", source=str(es), source_id="x")
             assert error and "takes no source_id or replace" in message
 
     anyio.run(scenario)

@@ -157,7 +157,7 @@ def test_mcp_write_after_reads_opens_the_store_for_writing(tmp_path: Path) -> No
             tmp_path, "--root", str(tmp_path), JW_STORE=str(store), JW_EMBEDDER="fake:16"
         ) as c:
             assert (await c.call("stats"))[1]["sources"] == 1
-            error, result = await c.call("ingest_text", url_or_path=str(tmp_path / "more.txt"))
+            error, result = await c.call("ingest", kind="text", source=str(tmp_path / "more.txt"))
             assert not error and result["chunks"] == 1
             assert (await c.call("stats"))[1]["sources"] == 2
 

@@ -62,7 +62,7 @@ def summary_line(result: IngestResult) -> str:
     """One line per stored source: chunks, chunker, language, and whether it was skipped."""
     state = "unchanged, skipped" if result.skipped else "stored"
     return (
-        f"{result.source_id}: {result.chunks} chunks, chunker {result.chunker}, "
+        f"{result.source_id}: {_count(result.chunks, 'chunk')}, chunker {result.chunker}, "
         f"language {result.language or 'unknown'} ({state})"
     )
 
@@ -93,7 +93,9 @@ def _report(
         stored = sum(not r.skipped for r in results)
         total = sum(r.chunks for r in results)
         tail = "" if skipped is None else f"; {_count(len(skipped), 'file')} skipped"
-        typer.echo(f"{_count(len(results), 'source')}, {stored} stored, {total} chunks{tail}")
+        typer.echo(
+            f"{_count(len(results), 'source')}, {stored} stored, {_count(total, 'chunk')}{tail}"
+        )
 
 
 def _count(n: int, noun: str) -> str:

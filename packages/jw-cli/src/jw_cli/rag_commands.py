@@ -21,7 +21,14 @@ from jw_cli.options import (
     global_options,
     opened_store,
 )
-from jw_cli.views import chunk_dict, chunks_table, delivery_dicts, hits_table, stats_table
+from jw_cli.views import (
+    chunk_dict,
+    chunks_table,
+    delivery_dicts,
+    hits_table,
+    plural,
+    stats_table,
+)
 from jw_rag.chunkers import split_chunker_specs
 from jw_rag.config import default_store
 from jw_rag.defaults import (
@@ -160,7 +167,7 @@ def delete(
     if as_json:
         _print_json({"source_id": source, "deleted_chunks": removed})
     else:
-        typer.echo(f"deleted {removed} chunks of {source}")
+        typer.echo(f"deleted {plural(removed, 'chunk')} of {source}")
 
 
 @rag_app.command()
@@ -183,7 +190,7 @@ def chunk(
     console = Console()
     for source_id, chunks in chunked:
         name = chunks[0].metadata.get("chunker", chosen) if chunks else chosen
-        console.print(chunks_table(chunks, f"{source_id}: {len(chunks)} chunks ({name})"))
+        console.print(chunks_table(chunks, f"{source_id}: {plural(len(chunks), 'chunk')} ({name})"))
 
 
 def _echo_chunks_json(chunked: list[tuple[str, list[Chunk]]]) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
+from jw_rag.hits import hit_record, hit_records, para_id
 from jw_rag.model import Chunk
 from jw_rag.retrieve import Delivery
 from jw_rag.store.protocol import SearchHit
@@ -21,6 +22,7 @@ __all__ = [
     "joined",
     "para_label",
     "para_labels",
+    "plural",
     "snippet",
     "stats_table",
 ]
@@ -38,10 +40,15 @@ def joined(values: Iterable[Any] | None, sep: str = ",") -> str:
     return sep.join(str(v) for v in values or ())
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``"1 hit"``, ``"2 hits"`` (``many``: the plural when it is not ``word + "s"``)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
 def para_label(value: Any) -> str:
-    """A paragraph id as shown to people: a source id (``data-pid``) as is, a
-    position (a paragraph without an id) in parentheses."""
-    return f"({value})" if isinstance(value, int) else str(value)
+    """A paragraph id as shown to people and in JSON (:func:`jw_rag.hits.para_id`):
+    a source id (``data-pid``) as is, a position (a paragraph without an id) as ``#N``."""
+    return para_id(value)
 
 
 def para_labels(values: Iterable[Any] | None) -> str:
@@ -65,37 +72,28 @@ def context_count(hit: SearchHit) -> int:
 
 
 def hit_dict(hit: SearchHit, folded: Sequence[str] = ()) -> dict[str, Any]:
-    """A hit with its chunk; ``expanded``: every chunk delivered for it in
-    reading order, the hit's own chunk included (``is_hit``), as
-    ``SearchHit.expanded`` holds them; ``folded``: ids of the store hits this
-    hit's context holds, not delivered as hits of their own."""
-    out = {"rank": hit.rank, "score": hit.score, **chunk_dict(hit.chunk)}
-    out["expanded"] = [
-        {"id": c.id, "source_id": c.source_id, "is_hit": c.id == hit.chunk.id, "text": c.text}
-        for c in hit.expanded
-    ]
-    out["context_chunks"] = context_count(hit)
-    out["folded"] = list(folded)
-    return out
+    """A delivered hit as ``jw rag search --json`` and the MCP server give it
+    (:func:`jw_rag.hits.hit_record`)."""
+    return hit_record(hit, folded)
 
 
 def delivery_dicts(delivery: Delivery) -> list[dict[str, Any]]:
-    return [hit_dict(h, delivery.folded_into(h.rank)) for h in delivery]
+    return hit_records(delivery)
 
 
 def _hit_note(hit: SearchHit, folded: Sequence[str]) -> str:
     parts = []
     if context_count(hit):
-        parts.append(f"+{context_count(hit)} context chunks")
+        parts.append(f"+{plural(context_count(hit), 'context chunk')}")
     if folded:
-        parts.append(f"holding {len(folded)} more hits: {', '.join(folded)}")
+        parts.append(f"holding {plural(len(folded), 'more hit')}: {', '.join(folded)}")
     return f"\n[dim]({'; '.join(parts)})[/dim]" if parts else ""
 
 
 def hits_table(delivery: Delivery, query: str) -> Table:
-    title = f"{len(delivery)} hits for {query!r}"
+    title = f"{plural(len(delivery), 'hit')} for {query!r}"
     if delivery.folded:
-        title += f" ({len(delivery.folded)} more hits folded into their context)"
+        title += f" ({plural(len(delivery.folded), 'more hit')} folded into their context)"
     table = Table(title=title, show_lines=True)
     table.add_column("rank", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)

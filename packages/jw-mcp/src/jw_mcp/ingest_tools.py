@@ -1,12 +1,14 @@
-"""The ``ingest_*`` tools: one per source kind, each the library's ingest function.
+"""The ``ingest`` tool: one tool, a ``kind`` naming the library's ingest function.
 
-A file path is confined to the server's roots and the client's
-(:mod:`jw_mcp.roots`, :mod:`jw_mcp.client_roots`), checked when the call
-arrives and again when the file is opened; a URL (articles, Bible chapters,
-PDF, Markdown and text) is fetched under the server's limits, connecting only
-to addresses that passed its check. The tools for EPUB, JWPUB and backups
-read files only. The work runs on the write pool under ``--call-timeout``
-(:mod:`jw_mcp.workers`), reporting progress as it reads and embeds.
+``source`` is a file path or, for the kinds that read one source (article,
+bible_chapter, pdf, markdown, text), an http(s) URL; epub, jwpub and
+jw_library_backup read files only and refuse a URL in one line. A file path
+is confined to the server's roots and the client's (:mod:`jw_mcp.roots`,
+:mod:`jw_mcp.client_roots`), checked when the call arrives and again when the
+file is opened; a URL is fetched under the server's limits, connecting only
+to addresses that passed its check. The work runs on the write pool under
+``--call-timeout`` (:mod:`jw_mcp.workers`), reporting progress as it reads and
+embeds. The answer is always a list: one entry per stored source.
 """
 
 from __future__ import annotations
@@ -16,46 +18,50 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-import jw_rag.ingest as ingest
+import jw_rag.ingest as ingest_functions
 from jw_mcp import sessions, workers
 from jw_mcp.calls import Setup, run_call, tool_errors
 from jw_mcp.client_roots import client_roots
 from jw_mcp.params import (
     ChunkerChoice,
     ChunkerOptions,
-    FilePath,
+    KindParam,
     LanguageChoice,
     Replace,
     SourceId,
-    UrlOrPath,
+    SourceParam,
     annotations,
 )
 from jw_mcp.roots import confined_file, confined_source, is_url
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import IngestResult
 
-__all__ = ["add_ingest_tools", "chosen_chunker"]
+__all__ = ["KINDS", "URL_KINDS", "add_ingest_tools", "chosen_chunker"]
 
 Tool = Callable[..., Coroutine[Any, Any, Any]]
 
-#: Tools for one source, each a file path or an http(s) URL (open world).
-_SINGLE = {
-    "ingest_article": "Parse, chunk and store one HTML article (file path or URL).",
-    "ingest_bible_chapter": "Store one Bible chapter page (file path or URL) verse by verse.",
-    "ingest_pdf": "Parse, chunk and store a PDF (file path or URL).",
-    "ingest_markdown": "Parse, chunk and store a Markdown document (file path or URL).",
-    "ingest_text": "Parse, chunk and store a plain UTF-8 text (file path or URL).",
+#: Each kind and the library function that ingests it; the first five take URLs too.
+KINDS: dict[str, str] = {
+    "article": "ingest_article",
+    "bible_chapter": "ingest_bible_chapter",
+    "pdf": "ingest_pdf",
+    "markdown": "ingest_markdown",
+    "text": "ingest_text",
+    "epub": "ingest_epub",
+    "jwpub": "ingest_jwpub",
+    "jw_library_backup": "ingest_jw_library_backup",
 }
-_MANY = {
-    "ingest_epub": "Parse, chunk and store every chapter of an EPUB.",
-    "ingest_jwpub": "Parse, chunk and store every document of a .jwpub publication.",
-    "ingest_jw_library_backup": "Store every note of a .jwlibrary backup.",
-}
-_INGEST_DOC = (
-    " Re-ingesting a source replaces its chunks (unchanged content is skipped);"
-    " files must be under the server's allowed roots (none unless it was started with --root)"
-    " and the client's roots, if it offers any. Sends progress while it reads and embeds when"
-    " the call carries a progress token."
+URL_KINDS = ("article", "bible_chapter", "pdf", "markdown", "text")
+#: Kinds whose source ids come from the file's content.
+_CONTENT_IDS = ("jwpub", "jw_library_backup")
+
+DESCRIPTION = (
+    "Parse, chunk and store a source: kind article (HTML), bible_chapter (stored verse by "
+    "verse), pdf, markdown or text take a file path or an http(s) URL; epub (one source per "
+    "chapter), jwpub (one per document) and jw_library_backup (one per note) take a file path. "
+    "Files must be under the server's roots (none unless started with --root) and the "
+    "client's. Re-ingesting replaces a source's chunks (unchanged content is skipped). "
+    "Returns one entry per stored source."
 )
 
 
@@ -79,83 +85,50 @@ def chosen_chunker(ctx: Context, chunker: str | None, options: dict[str, Any] | 
     return sessions.agent_chunker(chunker, options, chosen)
 
 
-def _single_source_tool(function_name: str, setup: Setup) -> Tool:
-    """A tool for a file or URL that is one source."""
-    function = getattr(ingest, function_name)
-
+def _ingest_tool(setup: Setup) -> Tool:
     @tool_errors
-    async def tool(
-        url_or_path: UrlOrPath,
+    async def ingest(
+        kind: KindParam,
+        source: SourceParam,
         ctx: Context,
         chunker: ChunkerChoice = None,
+        chunker_options: ChunkerOptions = None,
         language: LanguageChoice = None,
         source_id: SourceId = None,
         replace: Replace = False,
-        chunker_options: ChunkerOptions = None,
-    ) -> dict[str, Any]:
-        offered = None if is_url(url_or_path) else await client_roots(ctx)
-        source = confined_source(url_or_path, setup.roots, offered)
-        spec = chosen_chunker(ctx, chunker, chunker_options)
-
-        def work() -> dict[str, Any]:
-            workers.report(0, None, f"reading {source}")
-            with setup.reading(offered):
-                store = setup.holder.get()
-                named = {"language": language, "source_id": source_id, "replace": replace}
-                return _result(function(store, source, chunker=spec, **named))
-
-        return await run_call(setup, ctx, f"{function_name} {url_or_path}", work, writes=True)
-
-    return tool
-
-
-def _many_sources_tool(function_name: str, setup: Setup) -> Tool:
-    """A tool for a file of many sources; their ids come from the content
-    (JWPUB, backup) or, for an EPUB, from ``source_id`` followed by each
-    chapter's file."""
-    function = getattr(ingest, function_name)
-
-    @tool_errors
-    async def tool(
-        path: FilePath,
-        ctx: Context,
-        chunker: ChunkerChoice = None,
-        language: LanguageChoice = None,
-        source_id: SourceId = None,
-        replace: Replace = False,
-        chunker_options: ChunkerOptions = None,
     ) -> list[dict[str, Any]]:
-        named: dict[str, Any] = {}
-        if function_name == "ingest_epub":
-            named = {"source_id": source_id, "replace": replace}
-        elif source_id is not None or replace:
-            raise ConfigError(
-                f"{function_name} takes no source_id or replace: its source ids come "
-                "from the file's content"
-            )
-        offered = None if is_url(path) else await client_roots(ctx)
-        file = str(confined_file(function_name, path, setup.roots, offered))
+        function = getattr(ingest_functions, KINDS[kind], None)
+        if function is None:
+            raise ConfigError(f"kind {kind!r} is not available in this installation")
+        named: dict[str, Any] = {"language": language}
+        if kind in _CONTENT_IDS:
+            if source_id is not None or replace:
+                raise ConfigError(
+                    f"kind {kind!r} takes no source_id or replace: its source ids come "
+                    "from the file's content"
+                )
+        else:
+            named.update(source_id=source_id, replace=replace)
+        offered = None if is_url(source) else await client_roots(ctx)
+        if kind in URL_KINDS:
+            where = confined_source(source, setup.roots, offered)
+        else:
+            where = str(confined_file(f"kind {kind!r}", source, setup.roots, offered))
         spec = chosen_chunker(ctx, chunker, chunker_options)
 
         def work() -> list[dict[str, Any]]:
-            workers.report(0, None, f"reading {file}")
+            workers.report(0, None, f"reading {where}")
             with setup.reading(offered):
                 store = setup.holder.get()
-                results = function(store, file, chunker=spec, language=language, **named)
-            return [_result(r) for r in results]
+                done = function(store, where, chunker=spec, **named)
+            return [_result(r) for r in (done if isinstance(done, list) else [done])]
 
-        return await run_call(setup, ctx, f"{function_name} {path}", work, writes=True)
+        return await run_call(setup, ctx, f"ingest {kind} {source}", work, writes=True)
 
-    return tool
+    return ingest
 
 
 def add_ingest_tools(server: MCPServer, setup: Setup) -> None:
-    for name, doc in _SINGLE.items():
-        hints = annotations(read_only=False, destructive=True, open_world=True)
-        tool = _single_source_tool(name, setup)
-        server.add_tool(tool, name=name, description=doc + _INGEST_DOC, annotations=hints)
-    for name, doc in _MANY.items():
-        if getattr(ingest, name, None) is not None:
-            hints = annotations(read_only=False, destructive=True)
-            tool = _many_sources_tool(name, setup)
-            server.add_tool(tool, name=name, description=doc + _INGEST_DOC, annotations=hints)
+    """Register the ``ingest`` tool."""
+    hints = annotations(read_only=False, destructive=True, open_world=True)
+    server.add_tool(_ingest_tool(setup), name="ingest", description=DESCRIPTION, annotations=hints)

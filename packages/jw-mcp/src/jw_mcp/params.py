@@ -24,8 +24,8 @@ __all__ = [
     "ChunkerName",
     "ChunkerOptions",
     "ExpandParam",
-    "FilePath",
     "K",
+    "KindParam",
     "LanguageChoice",
     "LanguageFilter",
     "Limit",
@@ -37,7 +37,7 @@ __all__ = [
     "SourceFilter",
     "SourceId",
     "SourceName",
-    "UrlOrPath",
+    "SourceParam",
     "annotations",
 ]
 
@@ -54,9 +54,8 @@ ChunkerChoice = Annotated[
 ChunkerOptions = Annotated[
     dict[str, str | int | float | bool] | None,
     Field(
-        description="Options for the chunker, as its constructor takes them, e.g. "
-        "{'target_chars': 800} with 'semantic' or {'max_chars': 600} with 'paragraph' "
-        "(the spec 'semantic:target_chars=800' elsewhere); omit for the defaults.",
+        description="Chunker options, e.g. {'target_chars': 800} for semantic, "
+        "{'max_chars': 600} for paragraph; omit for the defaults.",
     ),
 ]
 LanguageChoice = Annotated[
@@ -89,21 +88,27 @@ Replace = Annotated[
         strict=True,
     ),
 ]
-UrlOrPath = Annotated[
+SourceParam = Annotated[
     str,
     Field(
-        description="An http(s) URL, or a file path under the server's allowed roots "
-        "(relative paths start at the first root), e.g. 'articles/alma.html'.",
+        description="A file path under the server's roots (relative to the first root), "
+        "e.g. 'articles/alma.html', or an http(s) URL (kinds article, bible_chapter, pdf, "
+        "markdown, text).",
         min_length=1,
     ),
 ]
-FilePath = Annotated[
-    str,
-    Field(
-        description="A file path under the server's allowed roots (relative paths start "
-        "at the first root).",
-        min_length=1,
-    ),
+KindParam = Annotated[
+    Literal[
+        "article",
+        "bible_chapter",
+        "pdf",
+        "markdown",
+        "text",
+        "epub",
+        "jwpub",
+        "jw_library_backup",
+    ],
+    Field(description="What the source is."),
 ]
 Query = Annotated[str, Field(description="What to look for, in plain words.", min_length=1)]
 K = Annotated[

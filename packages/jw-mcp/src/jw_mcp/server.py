@@ -26,12 +26,14 @@ errors come back as tool errors carrying their one-line message.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent
 
 from jw_mcp import sessions, workers
 from jw_mcp._server import OneLineErrorServer
@@ -60,6 +62,7 @@ from jw_mcp.roots import allowed_roots
 from jw_rag.chunk_context import chunk_with_neighbours
 from jw_rag.defaults import DEFAULT_EXPANSION, DEFAULT_K, DEFAULT_SEARCH_MODE
 from jw_rag.errors import ConfigError
+from jw_rag.hits import hit_records
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve
 from jw_rag.source_list import list_sources as source_page
@@ -71,20 +74,11 @@ def _chunk(c: Chunk) -> dict[str, Any]:
     return {"id": c.id, "source_id": c.source_id, "text": c.text}
 
 
-def _hit(hit: Any, folded: list[str]) -> dict[str, Any]:
-    """One delivered hit, shaped as ``jw rag search --json`` shapes it: ``expanded``
-    holds every chunk delivered for the hit in reading order (``is_hit`` marks
-    the hit's own), ``folded`` the ids of store hits delivered inside it."""
-    return {
-        "rank": hit.rank,
-        "score": hit.score,
-        **_chunk(hit.chunk),
-        "metadata": dict(hit.chunk.metadata),
-        "expanded": [
-            {"id": c.id, "is_hit": c.id == hit.chunk.id, "text": c.text} for c in hit.expanded
-        ],
-        "folded": folded,
-    }
+def compact_result(value: Any) -> CallToolResult:
+    """``value`` as one compact JSON text, said once: no indentation, no copy
+    as structured content (a client model would read the hits twice)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
 def _add_chunker_tools(server: MCPServer) -> None:
@@ -118,18 +112,21 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
         expand: ExpandParam = DEFAULT_EXPANSION,
         language: LanguageFilter = None,
         source_id: SourceFilter = None,
-    ) -> list[dict[str, Any]]:
-        """Search the store; each hit carries its chunk id (for get_chunk), its source id
-        and the context delivered around it."""
+    ) -> CallToolResult:
+        """Search the store. Each hit: id (for get_chunk), source_id, text (the hit with
+        its context, in reading order), hit ([start, end] of the hit in text), chunks,
+        title, heading, pages, para_ids (strings; "#N" = position), language, folded
+        (ids of other hits text already holds)."""
         named = {"language": language, "source_id": source_id}
         filters = {key: value for key, value in named.items() if value is not None}
 
         def work() -> list[dict[str, Any]]:
             store = setup.holder.get(existing=True, write=False)
             hits = retrieve(store, query, k, mode=mode, expand=expand, filters=filters or None)
-            return [_hit(h, hits.folded_into(h.rank)) for h in hits]
+            return hit_records(hits)
 
-        return await run_call(setup, None, "search", work, writes=False)
+        found = await run_call(setup, None, "search", work, writes=False)
+        return compact_result(found)
 
     @server.tool(annotations=READ)
     @tool_errors

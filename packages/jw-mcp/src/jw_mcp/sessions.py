@@ -97,6 +97,12 @@ def choice(state: MutableMapping[str, Any]) -> dict[str, str]:
 def set_choice(
     state: MutableMapping[str, Any], name: str, options: Mapping[str, Any] | None = None
 ) -> dict[str, str]:
-    """An agent's choice for its connection (:func:`agent_chunker`)."""
-    state[_KEY] = agent_chunker(name, options, DEFAULT_CHUNKER)
+    """An agent's choice for its connection (:func:`agent_chunker`), built once
+    here so a bad option value is refused now, in one line, not at every later
+    ingest."""
+    spec = agent_chunker(name, options, DEFAULT_CHUNKER)
+    from jw_rag.ingest.pipeline import resolve_chunker
+
+    resolve_chunker(spec)
+    state[_KEY] = spec
     return choice(state)

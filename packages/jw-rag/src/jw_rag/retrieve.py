@@ -305,9 +305,7 @@ def _deliver(
             break
         fresh = [c for c in group if c.id not in seen]
         if all(c.id in seen for c in core) or not fresh:
-            holder = next((c.id for c in (*core, *group) if c.id in seen), None)
-            if holder is not None:
-                folded.setdefault(hit.chunk.id, seen[holder])
+            _fold(folded, seen, out, core, group)
             continue
         if rep.id in seen:
             rep = next(c for c in core if c.id not in seen)
@@ -322,6 +320,26 @@ def _deliver(
         if max_units is not None and len(out) >= max_units:
             break
     return Delivery(out, folded)
+
+
+def _fold(
+    folded: dict[str, int],
+    seen: Mapping[str, int],
+    out: Sequence[SearchHit],
+    core: Sequence[Chunk],
+    group: Sequence[Chunk],
+) -> None:
+    """Record a store hit whose chunks were all delivered already: by the
+    ids of its own chunks (a window's members, never the window's internal
+    id), each mapped to the rank that delivered it, leaving out the chunk
+    that rank was delivered as (a hit is never folded into itself)."""
+    holder = next((c.id for c in (*core, *group) if c.id in seen), None)
+    if holder is None:
+        return
+    for c in core:
+        rank = seen.get(c.id, seen[holder])
+        if out[rank - 1].chunk.id != c.id:
+            folded.setdefault(c.id, rank)
 
 
 def _neighbour_groups(

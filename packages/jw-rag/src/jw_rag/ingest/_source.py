@@ -514,9 +514,19 @@ def sniff_kind(data: bytes) -> str | None:
     return None
 
 
+def _looks_like_html_file(loaded: Loaded) -> bool:
+    name = (loaded.url or loaded.name).lower().split("?", 1)[0]
+    named = name.endswith((".html", ".htm", ".xhtml"))
+    return named and loaded.data[:1024].removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"<"
+
+
 def refuse_other_kind(loaded: Loaded, kind: str) -> None:
-    """A one-line IngestError when ``loaded`` is plainly another kind than ``kind``."""
+    """A one-line IngestError when ``loaded`` is plainly another kind than
+    ``kind``: its signature shows one (:func:`sniff_kind`), or it is named
+    ``.html``/``.htm``/``.xhtml`` and opens with a tag (an HTML fragment)."""
     found = sniff_kind(loaded.data)
+    if found is None and _looks_like_html_file(loaded):
+        found = "article"
     if found is None or found == kind:
         return
     if found == "zip":

@@ -19,7 +19,6 @@ from jw_rag.ingest._source import (
     check_paragraphs,
     read_source,
     refuse_other_kind,
-    sniff_kind,
 )
 from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.ingest.text import read_text
@@ -168,10 +167,10 @@ def _parse(text: str, name: str = "the text") -> tuple[list[Paragraph], str]:
 
 
 def parse_markdown_bytes(loaded: Loaded) -> Document:
-    """Markdown; a file that is really a PDF or a ZIP format is refused, naming
-    the kind to ingest it as (HTML is left alone: Markdown may hold it)."""
-    if sniff_kind(loaded.data) not in (None, "article"):
-        refuse_other_kind(loaded, "Markdown")
+    """Markdown; a file that is really an HTML page (it opens with a doctype,
+    ``<html>``, ``<head>`` or ``<body>``), a PDF or a ZIP format is refused,
+    naming the kind to ingest it as. HTML inside Markdown text is kept."""
+    refuse_other_kind(loaded, "Markdown")
     paragraphs, front_title = _parse(read_text(loaded, "Markdown"), loaded.name)
     headings = [p for p in paragraphs if p.kind == "heading"]
     title = front_title or (headings[0].text if headings else loaded.stem)

@@ -218,8 +218,10 @@ class StoreCore(ABC, Generic[ConnT]):
     """The shared half of a :class:`~jw_rag.store.protocol.Store`.
 
     ``embedder`` is used for adding chunks and for dense/hybrid search; when
-    ``None`` the default (``jw_rag.embed.get_embedder()``) is created at first
-    use, so BM25-only use never loads a model.
+    ``None`` it is created at first use, so BM25-only use never loads a model:
+    ``$JW_EMBEDDER`` when set, else the embedder the store recorded when its
+    vectors were written (a store built with ``e5`` opens with ``e5``; see
+    :func:`jw_rag.embed.registry.embedder_name`), else the default.
     """
 
     #: Where the store lives, as error messages name it (a path or a DSN without password).
@@ -233,8 +235,27 @@ class StoreCore(ABC, Generic[ConnT]):
         if self._embedder is None:
             from jw_rag.embed import get_embedder
 
-            self._embedder = get_embedder()
+            self._embedder = get_embedder(self.recorded_embedder())
         return self._embedder
+
+    def recorded_embedder(self) -> str | None:
+        """The ``get_embedder`` name of the embedder this store's vectors came
+        from, when it is one the registry can build offline; None for an empty
+        or new store, or a model known only by id (``ollama:...``). ``None``
+        also when ``$JW_EMBEDDER`` is set: the environment's choice is explicit,
+        and a different one is refused at first use as any other."""
+        import os
+
+        from jw_rag.embed.registry import ENV_VAR, embedder_name
+
+        if os.environ.get(ENV_VAR, "").strip():
+            return None
+        try:
+            with self._reading() as conn:
+                stored = self._meta(conn).get("model_id")
+        except Exception:  # noqa: BLE001 - a store not created yet records nothing
+            return None
+        return embedder_name(stored) if stored else None
 
     def __enter__(self) -> Self:
         return self
