@@ -37,7 +37,7 @@ def test_chunker_options_reach_the_chunker(tmp_path: Path) -> None:
                 chunker="semantic",
                 chunker_options={"target_chars": 1500},
             )
-            assert not error and (result["chunker"], result["chunks"]) == ("semantic", packed)
+            assert not error and (result[0]["chunker"], result[0]["chunks"]) == ("semantic", packed)
             error, chosen = await c.call(
                 "set_chunker", name="semantic", options={"target_chars": 1500}
             )
@@ -46,6 +46,15 @@ def test_chunker_options_reach_the_chunker(tmp_path: Path) -> None:
                 "ingest", kind="article", source=str(ARTICLE), chunker_options={"bogus": 1}
             )
             assert error and "bogus" in message and "\n" not in message
+            # set_chunker builds the chunker at once: a bad value is refused there, in
+            # one line, and the connection's choice stays as it was
+            for options in ({"target_chars": "lots"}, {"bogus": 1}, {"target_chars": -5}):
+                error, message = await c.call("set_chunker", name="semantic", options=options)
+                assert error and "\n" not in message, (options, message)
+                assert message.startswith("Error executing tool set_chunker: "), message
+            assert (await c.call("get_chunker"))[1]["chunker"] == "semantic:target_chars=1500"
+            error, result = await c.call("ingest", kind="article", source=str(ARTICLE))
+            assert not error and result[0]["chunks"] == packed  # later ingests still work
 
     anyio.run(scenario)
 

@@ -40,7 +40,7 @@ def test_files_must_lie_under_a_root_the_client_offers(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(root), roots=list_roots) as c:
             error, result = await c.call("ingest", kind="text", source="open/open.txt")
-            assert not error and result["source_id"] == "open"
+            assert not error and result[0]["source_id"] == "open"
             error, message = await c.call("ingest", kind="text", source="closed/closed.txt")
             assert error and "\n" not in message
             assert f"is outside the roots the client offers ({root / 'open'})" in message
@@ -82,12 +82,12 @@ def test_an_ingest_reports_progress_while_it_embeds(tmp_path: Path) -> None:
             error, result = await c.call_with(
                 "ingest", {"kind": "text", "source": "long.txt"}, progress
             )
-            assert not error and result["chunks"] >= 100, result
+            assert not error and result[0]["chunks"] >= 100, result
             before = len(seen)
             error, result = await c.call_with(
                 "ingest", {"kind": "text", "source": "long.txt"}, None
             )
-            assert not error and result["skipped"] and len(seen) == before
+            assert not error and result[0]["skipped"] and len(seen) == before
 
     anyio.run(scenario)
     assert seen[0] == (0, None, f"reading {tmp_path.resolve() / 'long.txt'}")

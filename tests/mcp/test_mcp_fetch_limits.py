@@ -74,7 +74,7 @@ def test_bad_redirects_are_one_line_errors_and_the_session_goes_on(
                 assert error and "\n" not in message and words in message, (path, message)
             assert time.monotonic() - started < 30
             error, result = await c.call("ingest", kind="article", source=f"{server}/page")
-            assert not error and result["chunks"] == 1
+            assert not error and result[0]["chunks"] == 1
             error, stats = await c.call("stats")
             assert not error and stats["sources"] == 1
 

@@ -97,7 +97,7 @@ def test_the_servers_own_chunker_may_name_paths(tmp_path: Path) -> None:
             error, result = await c.call(
                 "ingest", kind="text", source="note.txt", chunker_options={"target_chars": 900}
             )
-            assert not error and result["chunker"] == "semantic", result
+            assert not error and result[0]["chunker"] == "semantic", result
 
     anyio.run(scenario)
 

@@ -157,9 +157,8 @@ def test_mcp_source_id_replace_and_refusal(tmp_path: Path, corpus: Path) -> None
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(corpus)) as c:
-            assert (await c.call("ingest", kind="article", source=str(es)))[1][
-                "source_id"
-            ] == "alma"
+            [first] = (await c.call("ingest", kind="article", source=str(es)))[1]
+            assert first["source_id"] == "alma"
             error, message = await c.call("ingest", kind="article", source=str(pt))
             assert error and message == (
                 f"Error executing tool ingest: source 'alma' was ingested from "
@@ -169,9 +168,12 @@ def test_mcp_source_id_replace_and_refusal(tmp_path: Path, corpus: Path) -> None
             error, named = await c.call(
                 "ingest", kind="article", source=str(pt), source_id="pt/alma"
             )
-            assert not error and named["source_id"] == "pt/alma"
+            assert not error and named[0]["source_id"] == "pt/alma"
             error, replaced = await c.call("ingest", kind="article", source=str(pt), replace=True)
-            assert not error and (replaced["source_id"], replaced["language"]) == ("alma", "pt")
+            assert not error and (replaced[0]["source_id"], replaced[0]["language"]) == (
+                "alma",
+                "pt",
+            )
             error, stats = await c.call("stats")
             assert set(stats["per_source"]) == {"alma", "pt/alma"}
             error, message = await c.call("ingest", kind="jwpub", source=str(es), source_id="x")

@@ -158,7 +158,7 @@ def test_mcp_write_after_reads_opens_the_store_for_writing(tmp_path: Path) -> No
         ) as c:
             assert (await c.call("stats"))[1]["sources"] == 1
             error, result = await c.call("ingest", kind="text", source=str(tmp_path / "more.txt"))
-            assert not error and result["chunks"] == 1
+            assert not error and result[0]["chunks"] == 1
             assert (await c.call("stats"))[1]["sources"] == 2
 
     anyio.run(scenario)

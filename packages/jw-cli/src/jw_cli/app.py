@@ -16,11 +16,13 @@ from __future__ import annotations
 import sys
 import warnings
 from importlib.metadata import version
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.main
 
 from jw_cli.eval_commands import eval_app
+from jw_cli.help_text import tidy
 from jw_cli.options import CHUNKER_HELP, EMBEDDER_HELP, STORE_HELP, GlobalOptions, check_chunker
 from jw_cli.rag_commands import rag_app
 from jw_rag.errors import error_line
@@ -98,9 +100,20 @@ def main(argv: list[str] | None = None) -> int:
         return _run(argv)
 
 
+_COMMAND: list[Any] = []
+
+
+def command() -> Any:
+    """The click command ``main`` runs: :data:`app` with help written for
+    people (:func:`jw_cli.help_text.tidy`), built once."""
+    if not _COMMAND:
+        _COMMAND.append(tidy(typer.main.get_command(app)))
+    return _COMMAND[0]
+
+
 def _run(argv: list[str] | None) -> int:
     try:
-        rv = app(args=argv, prog_name="jw", standalone_mode=False)
+        rv = command().main(args=argv, prog_name="jw", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except typer.TyperException as exc:  # usage errors (exit 2), shown the way Typer does

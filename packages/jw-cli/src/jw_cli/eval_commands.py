@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from jw_cli.options import choices_metavar
+from jw_cli.options import choices_metavar, global_options
 from jw_cli.progress import stderr_progress
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
@@ -54,7 +54,8 @@ _Retriever = Annotated[
     str, typer.Option(metavar=choices_metavar(SEARCH_MODES), help="How the store ranks chunks.")
 ]
 _Embedder = Annotated[
-    str | None, typer.Option(help="Embedder name (default: $JW_EMBEDDER or use).")
+    str | None,
+    typer.Option(help="Embedder name (default: jw --embedder, else $JW_EMBEDDER, else use)."),
 ]
 _Report = Annotated[str, typer.Option(metavar="<md|json>", help="Report format.")]
 _Out = Annotated[Path | None, typer.Option(help="Report file (chart written beside it as .svg).")]
@@ -84,6 +85,7 @@ _Quiet = Annotated[bool, typer.Option("--quiet", metavar="", help="No progress b
 
 @eval_app.command("chunker-bench")
 def chunker_bench(
+    ctx: typer.Context,
     variants: _Variants = "paragraph,semantic",
     dataset: _Dataset = None,
     queries: _Queries = None,
@@ -111,6 +113,7 @@ def chunker_bench(
     """
     from jw_eval.bench import BenchOptions, run_chunker_bench, write_report
 
+    embedder = embedder or global_options(ctx).embedder
     if report not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--report")
     options = BenchOptions(

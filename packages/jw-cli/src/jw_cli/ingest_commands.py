@@ -23,7 +23,14 @@ from typing import Annotated, Any
 import typer
 
 import jw_rag.ingest as ingest
-from jw_cli.options import ChunkerOpt, LanguageOpt, StoreOpt, global_options, opened_store
+from jw_cli.options import (
+    ChunkerOpt,
+    EmbedderOpt,
+    LanguageOpt,
+    StoreOpt,
+    global_options,
+    opened_store,
+)
 from jw_cli.progress import stderr_progress
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import IngestResult, SkippedFile, ingest_documents, load_documents, load_folder
@@ -141,6 +148,7 @@ class _Flags:
     replace: bool
     skip_bad: bool
     as_json: bool
+    embedder: str | None = None
 
 
 def _load(
@@ -176,7 +184,7 @@ def _ingest_parsed(
     docs, skipped = _load(source, kind, flags.source_id, flags.skip_bad)
     for doc in docs:
         with_language(doc, language)
-    with opened_store(opts.store_for(store), embedder=opts.embedder) as st:
+    with opened_store(opts.store_for(store), embedder=opts.embedder_for(flags.embedder)) as st:
         show = len(docs) > 1 and sys.stderr.isatty()
         with stderr_progress(enabled=show) as progress:
             advance = progress(f"{kind} {source}", len(docs))
@@ -223,9 +231,10 @@ def _register_kind(kind: str) -> None:
         source_id: SourceIdOpt = None,
         replace: ReplaceOpt = False,
         skip_bad: SkipBadOpt = False,
+        embedder: EmbedderOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        flags = _Flags(source_id, replace, skip_bad, as_json)
+        flags = _Flags(source_id, replace, skip_bad, as_json, embedder)
         _ingest_parsed(ctx, kind, source, chunker, store, language, flags)
 
     command.__doc__ = f"{_KIND_HELP[kind]}\n\nExample: jw rag ingest {kind} {_EXAMPLE[kind]}"
@@ -248,11 +257,12 @@ def _register_file_kind(name: str, function_name: str, help_text: str, example: 
         chunker: ChunkerOpt = None,
         store: StoreOpt = None,
         language: LanguageOpt = None,
+        embedder: EmbedderOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
         opts = global_options(ctx)
         chosen = opts.chunker_for(chunker)
-        with opened_store(opts.store_for(store), embedder=opts.embedder) as st:
+        with opened_store(opts.store_for(store), embedder=opts.embedder_for(embedder)) as st:
             with stderr_progress(enabled=sys.stderr.isatty()) as progress:
                 advance = progress(f"{name} {path}", None)  # type: ignore[arg-type]
                 results = function(

@@ -26,6 +26,7 @@ __all__ = [
     "EMBEDDER_HELP",
     "STORE_HELP",
     "ChunkerOpt",
+    "EmbedderOpt",
     "GlobalOptions",
     "LanguageOpt",
     "StoreOpt",
@@ -41,8 +42,8 @@ STORE_HELP = (
     f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {default_store()})."
 )
 EMBEDDER_HELP = (
-    f"Embedder: {' | '.join(available_embedders())} (default: $JW_EMBEDDER, else use); "
-    "a store keeps the embedder it was built with."
+    f"Embedder: {' | '.join(available_embedders())} (default: $JW_EMBEDDER, else the one "
+    "the store was built with, else use); a different one than the store's is refused."
 )
 CHUNKER_HELP = (
     f"Chunker: {' | '.join(available_chunkers())}, with options as name:key=value[,key=value] "
@@ -56,6 +57,10 @@ ChunkerOpt = Annotated[
         metavar="SPEC",
         help="Chunker for this command; overrides jw --chunker. " + CHUNKER_HELP,
     ),
+]
+EmbedderOpt = Annotated[
+    str | None,
+    typer.Option("--embedder", metavar="NAME", help="Overrides jw --embedder. " + EMBEDDER_HELP),
 ]
 StoreOpt = Annotated[
     str | None,
@@ -85,6 +90,11 @@ class GlobalOptions:
 
     def store_for(self, override: str | None) -> str:
         return override or self.store or default_store()
+
+    def embedder_for(self, override: str | None) -> str | None:
+        """The command's ``--embedder``, else the root's (None: the store's own)."""
+        chosen = override.strip() if override is not None else ""
+        return chosen or self.embedder
 
 
 def choices_metavar(values: tuple[str, ...]) -> str:

@@ -14,6 +14,7 @@ from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
 from jw_cli.options import (
     ChunkerOpt,
+    EmbedderOpt,
     StoreOpt,
     check_choice,
     check_chunker,
@@ -62,6 +63,14 @@ def _print_json(value: Any) -> None:
     typer.echo(json.dumps(finite(value), ensure_ascii=False, indent=2, allow_nan=False))
 
 
+def _print_json_lines(rows: list[Any]) -> None:
+    """A JSON array written one compact row per line: what a script or an agent
+    reads is the text, not indentation (the MCP search tool sends the same)."""
+    lines = [json.dumps(finite(r), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+             for r in rows]  # fmt: skip
+    typer.echo("[\n" + ",\n".join(lines) + "\n]" if lines else "[]")
+
+
 def finite(value: Any) -> Any:
     """``value`` with every NaN or infinite float as ``None``: JSON has no such
     numbers (a store written before vectors were checked can hold NaN)."""
@@ -82,7 +91,14 @@ def search(
         int, typer.Option("--k", "-k", min=1, metavar="N", help="Number of hits.")
     ] = DEFAULT_K,
     mode: Annotated[
-        str, typer.Option(metavar=choices_metavar(SEARCH_MODES), help="How the store ranks chunks.")
+        str,
+        typer.Option(
+            "--mode",
+            "--retriever",
+            metavar=choices_metavar(SEARCH_MODES),
+            help="How the store ranks chunks (--retriever, as jw eval chunker-bench spells it, "
+            "works too).",
+        ),
     ] = DEFAULT_SEARCH_MODE,
     expand: Annotated[
         str,
@@ -105,10 +121,15 @@ def search(
         ),
     ] = None,
     store: StoreOpt = None,
+    embedder: EmbedderOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search the store; each row shows where the hit comes from, its own text,
     and the hits its delivered context holds (folded: not repeated as rows).
+    --json prints one hit a line, best first: score, id, source_id, text (the
+    hit with its context, in reading order), hit ([start, end] of the hit in
+    text), heading, pages, para_ids (strings; #N is a paragraph's position),
+    folded.
 
     Example: jw rag search "¿el alma muere?" -k 3 --language es --json
     """
@@ -120,24 +141,31 @@ def search(
         filters["language"] = code
     if source:
         filters["source_id"] = source
+    opts = global_options(ctx)
     with opened_store(
-        global_options(ctx).store_for(store), read_only=True, embedder=global_options(ctx).embedder
+        opts.store_for(store), read_only=True, embedder=opts.embedder_for(embedder)
     ) as st:
         delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
     if as_json:
-        _print_json(delivery_dicts(delivery))
+        _print_json_lines(delivery_dicts(delivery))
     else:
         Console().print(hits_table(delivery, query))
 
 
 @rag_app.command()
-def stats(ctx: typer.Context, store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+def stats(
+    ctx: typer.Context,
+    store: StoreOpt = None,
+    embedder: EmbedderOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Counts of chunks and sources, by language and chunker; the embedder in use.
 
     Example: jw rag stats --json
     """
+    opts = global_options(ctx)
     with opened_store(
-        global_options(ctx).store_for(store), read_only=True, embedder=global_options(ctx).embedder
+        opts.store_for(store), read_only=True, embedder=opts.embedder_for(embedder)
     ) as st:
         info = st.stats()
     if as_json:

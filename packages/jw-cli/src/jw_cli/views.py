@@ -141,7 +141,18 @@ def stats_table(stats: dict[str, Any]) -> Table:
     table.add_column("key", style="bold")
     table.add_column("value", overflow="fold")
     for key, value in stats.items():
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}: {v}" for k, v in value.items()) or "-"
-        table.add_row(key, str(value))
+        table.add_row(key.replace("_", " "), _stat_value(value))
     return table
+
+
+def _stat_value(value: Any) -> str:
+    """A stats value as people read it: ``a: 1, b: 2``, nested maps in
+    parentheses (``semantic (version 1: 6)``), an empty map as ``-``."""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in value.items():
+            parts.append(f"{k} ({_stat_value(v)})" if isinstance(v, dict) else f"{k}: {v}")
+        return ", ".join(parts) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "-"
+    return "-" if value is None else str(value)

@@ -113,10 +113,10 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
         language: LanguageFilter = None,
         source_id: SourceFilter = None,
     ) -> CallToolResult:
-        """Search the store. Each hit: id (for get_chunk), source_id, text (the hit with
-        its context, in reading order), hit ([start, end] of the hit in text), chunks,
-        title, heading, pages, para_ids (strings; "#N" = position), language, folded
-        (ids of other hits text already holds)."""
+        """Search the store. Each hit, best first: score, id (for get_chunk), source_id,
+        text (the hit with its context, in reading order), hit ([start, end] of the hit
+        in text, when text holds more), heading (title > headings), pages, para_ids
+        (strings; "#N" is a position), folded (ids of other hits text already holds)."""
         named = {"language": language, "source_id": source_id}
         filters = {key: value for key, value in named.items() if value is not None}
 

@@ -9,27 +9,28 @@ reader cites or filters by.
 =================  ===========================================================
 key                value
 =================  ===========================================================
-``rank``           1, 2, … in delivery order
 ``score``          the store's score, rounded to 4 decimals (null if not finite)
 ``id``             the hit's chunk id (``get_chunk`` / ``jw rag`` take it)
 ``source_id``      the stored source's id (never a file path)
 ``text``           every chunk delivered for the hit, in reading order, joined
                    by a blank line: the hit's own text appears once, inside it
 ``hit``            ``[start, end]``: where the hit's own chunk stands in
-                   ``text`` (absent when it cannot be found there)
-``chunks``         the ids of the chunks ``text`` is made of, in order
-``title``          the source's title, when known
-``heading``        the heading path, joined by ``" > "``, when known
+                   ``text``; absent when ``text`` is the hit alone (or when
+                   the hit cannot be found in it)
+``heading``        where the hit stands: the source's title, then the
+                   headings above the hit, joined by ``" > "``
 ``pages``          page numbers, when known
 ``para_ids``       paragraph ids, **always strings**: the source's own id
                    (``data-pid``, verse id) as is, a paragraph without one
                    as ``"#N"`` (its position in the source, from 0)
-``language``       ISO 639-1 code, when known
 ``folded``         ids of other store hits whose text ``text`` already holds
                    (they are not delivered again); absent when none
 =================  ===========================================================
 
-Empty values are left out. Nothing here is a server path or an internal
+The hits come in delivery order (the first is rank 1). Empty values are left
+out, and so is what a reader finds elsewhere: a source's language (the
+``language`` filter chooses it; ``list_sources`` and ``jw rag stats`` show it)
+and the ids of the context chunks (``get_chunk`` with ``before``/``after``). Nothing here is a server path or an internal
 window id.
 """
 
@@ -74,26 +75,25 @@ def hit_record(hit: SearchHit, folded: Sequence[str] = ()) -> dict[str, Any]:
     meta = chunk.metadata
     delivered = list(hit.expanded) or [chunk]
     parts = [c.text for c in delivered]
-    ids = [c.id for c in delivered]
+    ids = [c.id for c in delivered]  # get_chunk(id, before=, after=) reaches the others
     score = hit.score
     out: dict[str, Any] = {
-        "rank": hit.rank,
         "score": round(score, SCORE_DIGITS) if math.isfinite(score) else None,
         "id": chunk.id,
         "source_id": chunk.source_id,
         "text": PARAGRAPH_SEPARATOR.join(parts),
     }
     where = _hit_range(parts, ids, chunk)
-    if where is not None:
+    if where is not None and where != [0, len(out["text"])]:
         out["hit"] = where
-    out["chunks"] = ids
-    heading = meta.get("heading_path")
+    title = meta.get("title")
+    heading = [str(h) for h in meta.get("heading_path") or ()]
+    if title and (not heading or heading[0] != title):
+        heading.insert(0, str(title))
     optional = {
-        "title": meta.get("title"),
-        "heading": " > ".join(str(h) for h in heading) if heading else None,
+        "heading": " > ".join(heading),
         "pages": list(meta.get("pages") or ()),
         "para_ids": para_ids(meta.get("para_ids")),
-        "language": meta.get("language"),
         "folded": [f for f in folded if f != chunk.id],
     }
     out.update((key, value) for key, value in optional.items() if value)
