@@ -22,6 +22,18 @@ from jw_rag.store import Store, open_store
 __all__ = ["StoreHolder"]
 
 
+def recorded_embedder(location: str) -> str | None:
+    """The embedder the store at ``location`` was built with (see
+    :meth:`jw_rag.store._base.StoreCore.recorded_embedder`); None when there is
+    no store yet, or ``$JW_EMBEDDER`` chooses."""
+    try:
+        existing_store(location)
+        with open_store(location, read_only=True) as store:
+            return store.recorded_embedder()
+    except Exception:  # noqa: BLE001 - no store yet: the default embedder
+        return None
+
+
 class StoreHolder:
     """The server's store, opened once on first use; ``opens`` counts successful opens."""
 
@@ -47,7 +59,7 @@ class StoreHolder:
             if existing or not write:
                 existing_store(location)
             if self._embedder is None:  # one model for both stores
-                self._embedder = WatchedEmbedder(get_embedder())
+                self._embedder = WatchedEmbedder(get_embedder(recorded_embedder(location)))
             store = open_store(location, embedder=self._embedder, read_only=not write)
             if held is not None:
                 self._retired.append(held)  # reads may still use it; closed with the holder
