@@ -21,9 +21,7 @@ def _tools() -> list[dict[str, Any]]:
     async def listed() -> list[Any]:
         return list(await build_server().list_tools())
 
-    return [
-        t.model_dump(mode="json", exclude_none=True, by_alias=True) for t in anyio.run(listed)
-    ]
+    return [t.model_dump(mode="json", exclude_none=True, by_alias=True) for t in anyio.run(listed)]
 
 
 def test_tool_list_costs_at_most_2500_tokens() -> None:

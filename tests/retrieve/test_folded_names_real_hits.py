@@ -4,8 +4,6 @@ text delivered at the rank it names."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -52,7 +50,9 @@ def test_folded_on_the_default_index(store: SQLiteStore, mode: str, expand: str)
         _check(store, query, mode, expand)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join),
     st.sampled_from(["bm25", "hybrid"]),
