@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.table import Table
 
-from jw_rag.hits import hit_record, hit_records, para_id
+from jw_rag.hits import hit_record, hit_records, para_id, para_ids
 from jw_rag.model import Chunk
 from jw_rag.retrieve import Delivery
 from jw_rag.store.protocol import SearchHit
@@ -56,13 +56,17 @@ def para_labels(values: Iterable[Any] | None) -> str:
 
 
 def chunk_dict(chunk: Chunk) -> dict[str, Any]:
-    """The chunk's id, source, text, size and full provenance metadata."""
+    """The chunk's id, source, text, size and full provenance metadata
+    (``para_ids`` as strings, as everywhere: :func:`jw_rag.hits.para_ids`)."""
+    meta = dict(chunk.metadata)
+    if "para_ids" in meta:
+        meta["para_ids"] = para_ids(meta["para_ids"])
     return {
         "id": chunk.id,
         "source_id": chunk.source_id,
         "chars": len(chunk.text),
         "text": chunk.text,
-        "metadata": dict(chunk.metadata),
+        "metadata": meta,
     }
 
 
