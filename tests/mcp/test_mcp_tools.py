@@ -169,7 +169,9 @@ def test_browse_read_filter_and_delete_sources(tmp_path: Path) -> None:
             hits = (await c.call("search", query="alma", mode="bm25", source_id="alma", k=3))[1]
             assert {h["source_id"] for h in hits} == {"alma"}
             middle = (await c.call("get_chunk", chunk_id=hits[0]["id"]))[1]
-            assert middle["id"] == hits[0]["id"] and middle["text"] == hits[0]["text"]
+            start, end = hits[0].get("hit", [0, len(hits[0]["text"])])
+            assert middle["id"] == hits[0]["id"] and middle["text"] == hits[0]["text"][start:end]
+            assert all(isinstance(p, str) for p in middle["metadata"]["para_ids"])
             second = (await c.call("get_chunk", chunk_id=middle["metadata"]["next_id"] or
                                    middle["metadata"]["prev_id"]))[1]  # fmt: skip
             both = (await c.call("get_chunk", chunk_id=second["id"], before=20, after=20))[1]

@@ -62,7 +62,7 @@ from jw_mcp.roots import allowed_roots
 from jw_rag.chunk_context import chunk_with_neighbours
 from jw_rag.defaults import DEFAULT_EXPANSION, DEFAULT_K, DEFAULT_SEARCH_MODE
 from jw_rag.errors import ConfigError
-from jw_rag.hits import hit_records
+from jw_rag.hits import hit_records, para_ids
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve
 from jw_rag.source_list import list_sources as source_page
@@ -160,9 +160,12 @@ def _found_chunk(setup: Setup, chunk_id: str, before: int, after: int) -> dict[s
     found = chunk_with_neighbours(
         setup.holder.get(existing=True, write=False), chunk_id, before=before, after=after
     )
+    meta = dict(found.chunk.metadata)
+    if "para_ids" in meta:  # strings, as in search hits (jw_rag.hits.para_ids)
+        meta["para_ids"] = para_ids(meta["para_ids"])
     return {
         **_chunk(found.chunk),
-        "metadata": dict(found.chunk.metadata),
+        "metadata": meta,
         "before": [_chunk(c) for c in found.before],
         "after": [_chunk(c) for c in found.after],
     }
