@@ -82,6 +82,8 @@ def test_embedder_after_the_subcommand(built: str, capsys: pytest.CaptureFixture
         capsys, "--store", built, "rag", "stats", "--embedder", "fake:32", "--json"
     )
     assert code == 0 and json.loads(out)["dim"] == 32
+    code, out, _ = run(capsys, "-h")
+    assert code == 0 and "also take them after it" in " ".join(out.split())  # where they go
     for command in (("rag", "search"), ("rag", "stats"), ("rag", "ingest", "text")):
         code, out, _ = run(capsys, *command, "-h")
         assert (

@@ -1,7 +1,8 @@
 """The ``jw`` command: a Typer app with one sub-app per command group.
 
 Each group lives in its own module and is attached here. The root options
-``--chunker`` and ``--store`` set the defaults every command uses.
+``--chunker``, ``--store`` and ``--embedder`` set the defaults every command
+uses; the commands that use one also take it after the subcommand.
 
 Errors end as one line on stderr (``error: <message>``, see
 :func:`jw_rag.errors.error_line`), never a traceback: bad option values
@@ -32,6 +33,8 @@ __all__ = ["app", "main"]
 app = typer.Typer(
     name="jw",
     help="Chunking, retrieval and evaluation over long multilingual publications.\n\n"
+    "--store, --embedder and --chunker go before the command, and the rag commands "
+    "that use them also take them after it.\n\n"
     'Example: jw --store /tmp/jw.sqlite rag search "does the soul die?" -k 3',
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
