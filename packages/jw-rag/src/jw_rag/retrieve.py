@@ -120,7 +120,8 @@ class Delivery(list[SearchHit]):
     order, the hit's own chunk included (a ``"parent"`` delivery holds the
     parent instead). ``folded`` maps the chunk id of each store hit that was
     not delivered as a hit of its own, because an earlier hit's context
-    already holds it, to that hit's rank.
+    already holds it, to that hit's rank (a window hit by its member chunks'
+    ids; never the chunk that rank was delivered as).
     """
 
     def __init__(self, hits: Iterable[SearchHit] = (), folded: Mapping[str, int] | None = None):
