@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from jw_rag.chunker import chunk_paragraphs
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk, Paragraph, Span, rebuild_text
@@ -12,7 +13,9 @@ from jw_rag.units import DEFAULT_UNITS, NO_UNITS, UnitRules, passages
 
 
 def _sentences(n: int, word: str = "argument") -> str:
-    return " ".join(f"Sentence {i} makes one more point about the {word} at hand." for i in range(n))
+    return " ".join(
+        f"Sentence {i} makes one more point about the {word} at hand." for i in range(n)
+    )
 
 
 def _units(paras: list, rules: UnitRules = DEFAULT_UNITS) -> list[Chunk]:
@@ -98,7 +101,9 @@ def test_text_without_any_boundary_is_cut_at_spaces() -> None:
     units = _units([para])
     assert len(units) >= 4
     assert all(not u.text.startswith(" ") and not u.text.endswith(" ") for u in units)
-    assert " ".join(u.text for u in units) == " ".join(c.text for c in chunk_paragraphs([para], "s"))
+    assert " ".join(u.text for u in units) == " ".join(
+        c.text for c in chunk_paragraphs([para], "s")
+    )
 
 
 def test_argued_merges_are_never_cut() -> None:
@@ -170,6 +175,7 @@ def test_units_cover_the_chunks_exactly_in_order(paras: list[str], rules: UnitRu
     for u in units:
         assert rebuild_text(paras, u.metadata["span"]) == u.text
         assert u.text.strip()
+
     # units are in reading order, do not overlap, and cover every chunk's characters
     def key(s: Span, end: bool) -> tuple[int, int]:
         return (s.end_para, s.end_char) if end else (s.start_para, s.start_char)

@@ -83,8 +83,7 @@ class UnitRules:
             )
         if self.group_below > self.passage_chars:
             raise ConfigError(
-                f"group_below ({self.group_below}) must be <= passage_chars "
-                f"({self.passage_chars})"
+                f"group_below ({self.group_below}) must be <= passage_chars ({self.passage_chars})"
             )
 
     @property
