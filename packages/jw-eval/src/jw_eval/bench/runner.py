@@ -39,7 +39,9 @@ from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
 from jw_rag.retrieve import search_depth
+from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
+from jw_rag.units import DEFAULT_UNITS, UnitRules
 from jw_rag.windows import window_units
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
@@ -59,6 +61,7 @@ class BenchConfig:
     expand: str = DEFAULT_EXPANSION
     budgets: tuple[int, ...] = BUDGETS
     window_chars: int = DEFAULT_WINDOW_CHARS
+    units: UnitRules = DEFAULT_UNITS
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -122,9 +125,10 @@ class _Indexed:
 
 
 def _chunk(
-    dataset: Dataset, spec: VariantSpec, embedder: Embedder, window_chars: int, progress: Progress
+    dataset: Dataset, spec: VariantSpec, embedder: Embedder, config: BenchConfig, progress: Progress
 ) -> _Indexed:
-    chunker = VariantChunker(spec, embedder)
+    window_chars = config.windows(spec)
+    chunker = VariantChunker(spec, embedder, config.units)
     out = _Indexed({}, {}, {}, {})
     advance = progress(f"{spec.label}: chunk", len(dataset.documents))
     for doc_id, doc in dataset.documents.items():
@@ -139,14 +143,12 @@ def _chunk(
 
 
 def _index(store: Store, indexed: _Indexed, label: str, progress: Progress) -> None:
+    """Each document written as ingestion writes a source (units, windows and
+    parents through :func:`jw_rag.store.replace_sources`)."""
     advance = progress(f"{label}: embed+index", len(indexed.chunks))
     for doc_id, chunks in indexed.chunks.items():
         units = [*chunks, *indexed.windows[doc_id]]
-        parents = indexed.parents[doc_id]
-        if parents:
-            store.replace_source(doc_id, units, parents=parents)  # type: ignore[call-arg]
-        else:
-            store.replace_source(doc_id, units)
+        replace_sources(store, [SourceWrite(doc_id, units, None, indexed.parents[doc_id])])
         advance(1)
 
 
@@ -225,7 +227,7 @@ def run_variant(
     """Chunk, index, search and score one variant (see the module docstring)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    indexed = _chunk(dataset, spec, embedder, config.windows(spec), progress)
+    indexed = _chunk(dataset, spec, embedder, config, progress)
     timings["chunk"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     safe = "".join(ch if ch.isalnum() else "_" for ch in spec.label)

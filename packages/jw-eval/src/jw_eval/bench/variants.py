@@ -7,7 +7,10 @@ chunker ``<peer>:<size>`` (``langchain-recursive``, ``chonkie-recursive``,
 
 A chunker variant indexes window units beside its chunks, as ingestion does
 (:mod:`jw_rag.windows`); the option ``windows=N`` sets their size for that
-variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. A peer is
+variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. The
+retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
+here too; ``units=off`` indexes the chunks as made, and ``passage_chars``,
+``split_above`` and ``group_below`` change the rules for that variant. A peer is
 run as its library ships it: its chunks only, delivered alone unless the label
 names an expansion."""
 
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError
+from jw_rag.units import NO_UNITS, UnitRules
 
 __all__ = ["PEERS", "VariantSpec", "parse_variant", "parse_variants"]
 
@@ -36,6 +40,8 @@ class VariantSpec:
     expand: str | None = None
     #: Window units' size in characters; ``None`` follows the run's default, 0 is none.
     windows: int | None = None
+    #: Retrieval unit rules; ``None`` follows the run's (the shipped pipeline's).
+    units: UnitRules | None = None
 
     @property
     def size(self) -> int:
@@ -77,12 +83,43 @@ def _parse_body(label: str, body: str) -> VariantSpec:
             f"or a peer ({', '.join(PEERS)})"
         )
     options = parse_chunker_spec(body)[1]
+    units = _units(label, options)
     windows = options.pop("windows", None)
     if windows is not None and (
         isinstance(windows, bool) or not isinstance(windows, int) or windows < 0
     ):
         raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")
-    return VariantSpec(label, name, options, windows=windows)
+    return VariantSpec(label, name, options, windows=windows, units=units)
+
+
+_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below")
+
+
+def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
+    """The variant's unit rules from its ``units=off`` / unit-size options (removed
+    from ``options``); ``None`` when it sets none."""
+    off = options.pop("units", None)
+    sizes = {k: options.pop(k) for k in _UNIT_OPTIONS if k in options}
+    if off is not None and str(off).lower() not in ("off", "false", "0", "none"):
+        raise ConfigError(f"variant {label!r}: units takes only 'off' (set sizes with "
+                          f"{', '.join(_UNIT_OPTIONS)})")  # fmt: skip
+    if off is not None:
+        if sizes:
+            raise ConfigError(f"variant {label!r}: units=off and unit sizes contradict")
+        return NO_UNITS
+    if not sizes:
+        return None
+    from jw_rag.defaults import DEFAULT_PIPELINE
+
+    values = {**{k: getattr(DEFAULT_PIPELINE.units, k) for k in _UNIT_OPTIONS}, **sizes}
+    if values["group_below"] > values["passage_chars"]:
+        values["group_below"] = values["passage_chars"]
+    if values["split_above"] < values["passage_chars"]:
+        values["split_above"] = values["passage_chars"]
+    try:
+        return UnitRules(**values, window_chars=DEFAULT_PIPELINE.units.window_chars)
+    except ConfigError as exc:
+        raise ConfigError(f"variant {label!r}: {exc}") from None
 
 
 def parse_variants(text: str) -> list[VariantSpec]:

@@ -36,6 +36,7 @@ from jw_rag.windows import iter_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
+    "add_embed_prefix",
     "ChunkerArg",
     "IngestResult",
     "check_language",
@@ -110,7 +111,8 @@ def _source_metadata(doc: Document, chunker: Chunker) -> dict[str, Any]:
     return meta
 
 
-def _add_embed_prefix(chunks: list[Chunk], title: str) -> None:
+def add_embed_prefix(chunks: list[Chunk], title: str) -> None:
+    """Set each chunk's ``embed_prefix`` to the title and its heading path (as ingestion does)."""
     for c in chunks:
         parts: list[str] = [title] if title else []
         for h in c.metadata.get("heading_path") or ():
@@ -184,7 +186,7 @@ def chunk_document_with_parents(
     else:
         chunks = passages(resolved.chunk(doc.paragraphs, doc.source_id, metadata=meta),
                           doc.paragraphs, units)  # fmt: skip
-    _add_embed_prefix(chunks, doc.title)
+    add_embed_prefix(chunks, doc.title)
     return chunks, parents
 
 
