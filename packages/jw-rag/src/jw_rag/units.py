@@ -70,12 +70,16 @@ class UnitRules:
     split_above: int = 750
     group_below: int = 200
     window_chars: int = 2000
+    #: Window vectors pooled from their members' (:mod:`jw_rag.store._pooling`).
+    pooled_windows: bool = False
 
     def __post_init__(self) -> None:
         for name in ("passage_chars", "split_above", "group_below", "window_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
+        if not isinstance(self.pooled_windows, bool):
+            raise ConfigError(f"pooled_windows must be True or False, got {self.pooled_windows!r}")
         if self.passage_chars and self.split_above < self.passage_chars:
             raise ConfigError(
                 f"split_above ({self.split_above}) must be >= passage_chars "
@@ -94,6 +98,7 @@ class UnitRules:
     def identity(self) -> str:
         """A short stable string naming these rules (part of the stored content hash)."""
         values = asdict(self)
+        values["pooled_windows"] = int(values["pooled_windows"])
         return "u" + ".".join(str(values[k]) for k in sorted(values))
 
 
@@ -307,11 +312,16 @@ def _cut_long(text: str, s: int, e: int, rules: UnitRules) -> list[tuple[int, in
     while e - s > rules.split_above:
         cut = text.rfind(" ", s + 1, s + rules.passage_chars + 1)
         if cut <= s:
-            cut = text.find(" ", s + rules.passage_chars)
-            if cut == -1 or cut >= e:
+            cut = text.find(" ", s + rules.passage_chars, e)
+            if cut == -1:
                 break
-        out.append((s, len(text[s:cut].rstrip()) + s))
-        s = cut + len(text[cut:e]) - len(text[cut:e].lstrip())
+        end = cut
+        while end > s and text[end - 1].isspace():
+            end -= 1
+        out.append((s, end))
+        s = cut
+        while s < e and text[s].isspace():
+            s += 1
     out.append((s, e))
     return out
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,9 +133,11 @@ def _chunk(
     advance = progress(f"{spec.label}: chunk", len(dataset.documents))
     for doc_id, doc in dataset.documents.items():
         out.chunks[doc_id], out.parents[doc_id] = chunker.chunk_with_parents(doc)
+        units = chunker.units
         out.windows[doc_id] = window_units(
-            out.chunks[doc_id], doc.paragraphs, max_chars=window_chars
-        )
+            out.chunks[doc_id], doc.paragraphs, max_chars=window_chars,
+            pooled=units.pooled_windows and not spec.peer,
+        )  # fmt: skip
         for c in (*out.chunks[doc_id], *out.windows[doc_id]):
             out.ranges[c.id] = chunk_range(doc, c)
         advance(1)
@@ -147,13 +149,25 @@ def _index(store: Store, indexed: _Indexed, label: str, progress: Progress) -> N
     parents through :func:`jw_rag.store.replace_sources`)."""
     advance = progress(f"{label}: embed+index", len(indexed.chunks))
     for doc_id, chunks in indexed.chunks.items():
-        units = [*chunks, *indexed.windows[doc_id]]
+        units = _interleaved(chunks, indexed.windows[doc_id])
         replace_sources(store, [SourceWrite(doc_id, units, None, indexed.parents[doc_id])])
         advance(1)
 
 
+def _interleaved(chunks: list[Chunk], windows: list[Chunk]) -> Iterator[Chunk]:
+    """Each window right after its last member, as ingestion writes them."""
+    after: dict[str, list[Chunk]] = {}
+    for w in windows:
+        after.setdefault(w.metadata["window"][-1], []).append(w)
+    for c in chunks:
+        yield c
+        yield from after.pop(c.id, ())
+    for rest in after.values():
+        yield from rest
+
+
 def _search(
-    store: Store, dataset: Dataset, config: BenchConfig, expand: str, label: str, progress: Progress
+    store: Store, dataset: Dataset, config: BenchConfig, spec: VariantSpec, progress: Progress
 ) -> list[tuple[BenchQuery, list[SearchHit], list[SearchHit]]]:
     """Each question through the product's two steps (what
     :func:`jw_rag.retrieve.retrieve` does): the store's ranking, searched
@@ -161,7 +175,8 @@ def _search(
     cap (the report's budgets decide what a reader gets). Returns the store's
     top ``k`` (what the rank metrics judge) and the delivered hits."""
     multilingual = len({d.language for d in dataset.documents.values()}) > 1
-    advance = progress(f"{label}: search", len(dataset.queries))
+    expand = config.expansion(spec)
+    advance = progress(f"{spec.label}: search", len(dataset.queries))
     out = []
     for q in dataset.queries:
         filters = {"language": q.language} if multilingual and q.language else None
@@ -171,7 +186,7 @@ def _search(
             mode=config.retriever,
             filters=filters,  # type: ignore[arg-type]
         )
-        delivered = deliver(store, raw, expand, q.query, config.k)
+        delivered = deliver(store, raw, expand, q.query, config.k, window=spec.reach)
         out.append((q, raw[: config.k], delivered))
         advance(1)
     return out
@@ -236,7 +251,7 @@ def run_variant(
         _index(store, indexed, spec.label, progress)
         timings["embed_index"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        results = _search(store, dataset, config, config.expansion(spec), spec.label, progress)
+        results = _search(store, dataset, config, spec, progress)
         timings["search"] = time.perf_counter() - t0
     finally:
         close = getattr(store, "close", None)

@@ -42,6 +42,8 @@ class VariantSpec:
     windows: int | None = None
     #: Retrieval unit rules; ``None`` follows the run's (the shipped pipeline's).
     units: UnitRules | None = None
+    #: Chunks each way the expansion may reach; ``None``: the product's default.
+    reach: int | None = None
 
     @property
     def size(self) -> int:
@@ -84,15 +86,18 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         )
     options = parse_chunker_spec(body)[1]
     units = _units(label, options)
+    reach = options.pop("reach", None)
+    if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 0):
+        raise ConfigError(f"variant {label!r}: reach must be a number of chunks >= 0")
     windows = options.pop("windows", None)
     if windows is not None and (
         isinstance(windows, bool) or not isinstance(windows, int) or windows < 0
     ):
         raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")
-    return VariantSpec(label, name, options, windows=windows, units=units)
+    return VariantSpec(label, name, options, windows=windows, units=units, reach=reach)
 
 
-_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below")
+_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled")
 
 
 def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
@@ -111,7 +116,14 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
         return None
     from jw_rag.defaults import DEFAULT_PIPELINE
 
-    values = {**{k: getattr(DEFAULT_PIPELINE.units, k) for k in _UNIT_OPTIONS}, **sizes}
+    current = DEFAULT_PIPELINE.units
+    values = {
+        "passage_chars": current.passage_chars, "split_above": current.split_above,
+        "group_below": current.group_below, "pooled_windows": current.pooled_windows,
+    }  # fmt: skip
+    if "pooled" in sizes:
+        values["pooled_windows"] = bool(sizes.pop("pooled"))
+    values.update(sizes)
     if values["group_below"] > values["passage_chars"]:
         values["group_below"] = values["passage_chars"]
     if values["split_above"] < values["passage_chars"]:

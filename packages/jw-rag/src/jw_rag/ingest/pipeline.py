@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
@@ -32,7 +31,7 @@ from jw_rag.model import Chunk, Document, Span
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, passages
-from jw_rag.windows import iter_window_units
+from jw_rag.windows import with_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
@@ -238,7 +237,9 @@ def ingest_documents(
     prepared = _chunk_all(docs, resolved, skipped, units)
     writes = []
     for doc, chunks, parents in prepared:
-        indexed = chain(chunks, iter_window_units(chunks, doc.paragraphs, max_chars=windows))
+        indexed = with_window_units(
+            chunks, doc.paragraphs, max_chars=windows, pooled=units.pooled_windows
+        )
         digest = None if doc.source_id in moved else indexed_hash(doc, resolved, units, windows)
         meta = _source_metadata(doc, resolved)
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta))
