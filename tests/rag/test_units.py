@@ -106,6 +106,26 @@ def test_text_without_any_boundary_is_cut_at_spaces() -> None:
     )
 
 
+def test_text_without_spaces_is_cut_at_the_passage_size() -> None:
+    para = "x" * 5000
+    units = _units([para])
+    assert [len(u.text) for u in units] == [500] * 10
+    assert "".join(u.text for u in units) == para
+
+
+def test_a_huge_paragraph_is_cut_in_linear_time() -> None:
+    import time
+
+    small, large = _sentences(2_000), _sentences(16_000)  # ~120 kB and ~1 MB
+    took = []
+    for para in (small, large):
+        start = time.perf_counter()
+        units = _units([para])
+        took.append(time.perf_counter() - start)
+        assert max(len(u.text) for u in units) <= 750
+    assert took[1] / took[0] < 24, took  # 8x the text: ~8x when linear, 64x when quadratic
+
+
 def test_argued_merges_are_never_cut() -> None:
     text = _sentences(20)
     chunk = Chunk("s:0", text, "s", {
@@ -145,7 +165,7 @@ def test_bad_rules_are_one_line_errors(options: dict, message: str) -> None:
 
 
 def test_rules_identity_names_every_value() -> None:
-    assert DEFAULT_UNITS.identity() == "u200.500.750.2000"
+    assert DEFAULT_UNITS.identity() == "u200.500.0.750.2000"
     assert UnitRules(passage_chars=400, split_above=600).identity() != DEFAULT_UNITS.identity()
 
 

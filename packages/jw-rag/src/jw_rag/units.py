@@ -307,14 +307,12 @@ def _sentences(text: str, a: int, b: int) -> list[tuple[int, int]]:
 
 def _cut_long(text: str, s: int, e: int, rules: UnitRules) -> list[tuple[int, int]]:
     """A stretch with no boundary longer than ``split_above``, cut at the last
-    space before ``passage_chars`` (never inside a word when a space exists)."""
+    space before ``passage_chars``, or at ``passage_chars`` when it has no space."""
     out: list[tuple[int, int]] = []
     while e - s > rules.split_above:
         cut = text.rfind(" ", s + 1, s + rules.passage_chars + 1)
-        if cut <= s:
-            cut = text.find(" ", s + rules.passage_chars, e)
-            if cut == -1:
-                break
+        if cut <= s:  # no space: not words (a hash, a URL, unspaced script); cut at the size
+            cut = s + rules.passage_chars
         end = cut
         while end > s and text[end - 1].isspace():
             end -= 1
