@@ -309,3 +309,18 @@ def test_reshaping_from_threads_gives_the_same_dataset() -> None:
     texts = [{d: doc.text for d, doc in r.documents.items()} for r in out]
     spans = [[q.expected for q in r.queries] for r in out]
     assert len(out) == 4 and all(t == texts[0] for t in texts) and all(s == spans[0] for s in spans)
+
+
+SHARED = REPO.parent / "shared" / "bench-data"
+
+
+@pytest.mark.parametrize(
+    "rel", ["argument", "argument-long", "xquad/xquad.es.json", "faquad/dataset.json", "chroma"]
+)
+def test_shared_sets_carry_every_answer_in_every_shape(rel: str) -> None:
+    path = SHARED / rel
+    if not path.exists():
+        pytest.skip(f"needs ../shared/bench-data/{rel}")
+    ds = load_dataset(path)
+    for shape in SHAPES:
+        _check_dataset(ds, reshape(ds, shape))
