@@ -203,3 +203,38 @@ def test_markdown_of_the_golden_report_is_pinned() -> None:
     if os.environ.get("JW_REGEN_GOLDEN"):
         path.write_text(md, "utf-8")
     assert md == path.read_text("utf-8")
+
+
+def test_default_peers_without_their_library_are_left_out_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    from jw_rag.errors import MissingDependencyError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "chonkie" else real(name, *a)
+    )
+    opts = BenchOptions(variants="paragraph", dataset=SQUAD, limit=1)
+    with pytest.warns(UserWarning, match="left out the default peers chonkie-recursive:1000"):
+        report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
+    assert report["config"]["peers"] == [p for p in DEFAULT_PEERS if "chonkie" not in p]
+    argv = ["eval", "chunker-bench", "--embedder", "fake", "--quiet", "--dataset", str(SQUAD),
+            "--variants", "paragraph", "--limit", "1", "--report", "json"]  # fmt: skip
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("warning: left out the default peers")
+    assert "chonkie not installed" in err and "--extra bench" in err
+
+    # a peer set given explicitly fails on a missing library, naming the extra
+    import sys
+
+    monkeypatch.setitem(sys.modules, "chonkie", None)  # import chonkie raises ImportError
+    with pytest.raises(MissingDependencyError, match="'bench' extra"):
+        run_chunker_bench(
+            BenchOptions(
+                variants="paragraph", dataset=SQUAD, limit=1, peers="chonkie-recursive:500"
+            ),
+            embedder=FakeEmbedder(),
+        )

@@ -77,11 +77,13 @@ report is written and nothing fails.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jw_eval.bench.markers_rate import marker_rates
+from jw_eval.bench.peers import missing_peer_library
 from jw_eval.bench.report import DatasetInfo, Gate, Report, RunConfig
 from jw_eval.bench.runner import (
     BenchConfig,
@@ -105,7 +107,7 @@ from jw_rag.defaults import (
     DEFAULT_WINDOW_CHARS,
 )
 from jw_rag.embed.protocol import Embedder, embed_queries
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, install_command
 
 __all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
 
@@ -256,6 +258,24 @@ def _comparisons(
     }
 
 
+def _peer_set(text: str | None) -> list[VariantSpec]:
+    """The run's peers; from the default set, those whose library is not
+    installed are left out with one warning (a set given explicitly fails
+    on them instead, naming the extra to install)."""
+    peers = parse_peers(text)
+    if text is not None:
+        return peers
+    missing = {p.label: m for p in peers if (m := missing_peer_library(p.name))}
+    if missing:
+        warnings.warn(
+            f"left out the default peers {', '.join(missing)}: "
+            f"{', '.join(sorted(set(missing.values())))} not installed (install jw-eval's "
+            f"'bench' extra with `{install_command('bench')}`, or pass --peers none)",
+            stacklevel=3,
+        )
+    return [p for p in peers if p.label not in missing]
+
+
 def run_chunker_bench(
     options: BenchOptions,
     *,
@@ -267,7 +287,7 @@ def run_chunker_bench(
     started = time.perf_counter()
     if options.shape is not None:
         check_shape(options.shape)
-    peers = parse_peers(options.peers)
+    peers = _peer_set(options.peers)
     listed = parse_variants(options.variants)
     specs = with_peers(listed, peers)
     config = options.config()
