@@ -48,11 +48,12 @@ leaves room for the next one).
 Our chunkers index window units beside their chunks (``window_chars``; a
 variant's ``windows=N`` overrides it); peers index their own chunks only and
 deliver each hit alone. The run's peer set (``peers``, default
-:data:`~jw_eval.bench.variants.DEFAULT_PEERS`) is added to the listed variants;
-the lifts over ``paragraph`` (``deltas``, ``budget_deltas``, the gate) are
-those of the listed variants only; ``best_peers`` names, per budget and language, the peer variant with the
-highest mean, and ``peer_deltas`` gives each of our variants' paired lift over
-it. ``shipped_default`` is the variant that is the pipeline users get (the
+:data:`~jw_eval.bench.variants.DEFAULT_PEERS`; default peers whose library is
+missing are left out with a warning) is added to the listed variants; the
+lifts over ``paragraph`` (``deltas``, ``budget_deltas``, the gate) are those
+of the listed variants only. ``best_peers`` names, per budget and language,
+the peer variant (listed or added) with the highest mean, and ``peer_deltas``
+gives each of our variants' paired lift over it. ``shipped_default`` is the variant that is the pipeline users get (the
 default chunker with the default windows, delivery, retriever and ``k``), when
 the run has one. ``shape`` is the layout the documents were turned into
 (:mod:`jw_eval.shapes`) before anything ran, ``null`` for the data as loaded.
