@@ -28,8 +28,10 @@ from jw_eval.bench.variants import VariantSpec
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.metrics import BUDGETS
 from jw_eval.spans import DocRange
+from jw_rag.chunkers.registry import DEFAULT_CHUNKER
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
+    DEFAULT_K,
     DEFAULT_SEARCH_MODE,
     DEFAULT_WINDOW_CHARS,
     EXPANSIONS,
@@ -84,6 +86,20 @@ class BenchConfig:
         """How ``spec``'s hits are delivered: its own ``+expansion``, else
         ``none`` for a peer and the run's expansion for our chunkers."""
         return spec.expand or ("none" if spec.peer else self.expand)
+
+    def is_shipped_default(self, spec: VariantSpec) -> bool:
+        """Whether ``spec`` run with this configuration is the pipeline users
+        get: the default chunker without options, the default window units,
+        delivery, retriever and ``k`` (the embedder is the run's, whatever it is)."""
+        return (
+            not spec.peer
+            and spec.name == DEFAULT_CHUNKER
+            and not spec.options
+            and self.windows(spec) == DEFAULT_WINDOW_CHARS
+            and self.expansion(spec) == DEFAULT_EXPANSION
+            and self.retriever == DEFAULT_SEARCH_MODE
+            and self.k == DEFAULT_K
+        )
 
     def windows(self, spec: VariantSpec) -> int:
         """Window size for ``spec`` (0 for peers: they index their chunks only)."""

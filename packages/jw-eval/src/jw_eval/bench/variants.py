@@ -12,7 +12,12 @@ retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
 here too; ``units=off`` indexes the chunks as made, and ``passage_chars``,
 ``split_above`` and ``group_below`` change the rules for that variant. A peer is
 run as its library ships it: its chunks only, delivered alone unless the label
-names an expansion."""
+names an expansion.
+
+The run's peer set (``--peers``, :func:`parse_peers`) is added to the listed
+variants (:func:`with_peers`); by default it is :data:`DEFAULT_PEERS`, the
+recursive splitters at the sizes that win on some shape of text. The best
+peer of a comparison is the best of every peer variant the run has."""
 
 from __future__ import annotations
 
@@ -22,10 +27,28 @@ from typing import Any
 from jw_rag.errors import ConfigError
 from jw_rag.units import NO_UNITS, UnitRules
 
-__all__ = ["PEERS", "VariantSpec", "parse_variant", "parse_variants"]
+__all__ = [
+    "DEFAULT_PEERS",
+    "PEERS",
+    "VariantSpec",
+    "parse_peers",
+    "parse_variant",
+    "parse_variants",
+    "with_peers",
+]
 
 PEERS = ("langchain-recursive", "chonkie-recursive", "chonkie-semantic", "semchunk")
 _DEFAULT_PEER_SIZE = 1500
+#: The peers every run adds unless ``--peers`` says otherwise.
+DEFAULT_PEERS: tuple[str, ...] = (
+    "langchain-recursive:1000",
+    "langchain-recursive:1500",
+    "langchain-recursive:2000",
+    "chonkie-recursive:1000",
+    "chonkie-recursive:1500",
+    "chonkie-recursive:2000",
+    "semchunk:1500",
+)
 
 
 @dataclass(frozen=True)
@@ -145,4 +168,39 @@ def parse_variants(text: str) -> list[VariantSpec]:
         raise ConfigError(f"variants lists a variant twice: {', '.join(labels)}")
     if not out:
         raise ConfigError("variants is empty: give e.g. paragraph,semantic")
+    return out
+
+
+def parse_peers(text: str | None) -> list[VariantSpec]:
+    """The run's peer set: ``None`` is :data:`DEFAULT_PEERS`, ``"none"`` no
+    peer, else comma-separated peer variants (``langchain-recursive:2000,semchunk:1500``)."""
+    if text is None:
+        return [parse_variant(p) for p in DEFAULT_PEERS]
+    if text.strip().lower() == "none":
+        return []
+    if not text.strip():
+        raise ConfigError("peers is empty: give peers such as semchunk:1500, or none")
+    specs = parse_variants(text)
+    for spec in specs:
+        if not spec.peer:
+            raise ConfigError(
+                f"peers lists {spec.label!r}, which is not a peer: use {', '.join(PEERS)} "
+                "with a size (e.g. semchunk:1500), or none"
+            )
+    return specs
+
+
+def _same_arm(spec: VariantSpec) -> tuple[str, int, str | None]:
+    return spec.name, spec.size, spec.expand
+
+
+def with_peers(specs: list[VariantSpec], peers: list[VariantSpec]) -> list[VariantSpec]:
+    """``specs`` followed by each peer they do not already list (a listed
+    ``langchain-recursive`` is ``langchain-recursive:1500``)."""
+    listed = {_same_arm(s) for s in specs if s.peer}
+    out = list(specs)
+    for peer in peers:
+        if _same_arm(peer) not in listed:
+            listed.add(_same_arm(peer))
+            out.append(peer)
     return out
