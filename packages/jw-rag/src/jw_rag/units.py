@@ -72,9 +72,13 @@ class UnitRules:
     window_chars: int = 2000
     #: Window vectors pooled from their members' (:mod:`jw_rag.store._pooling`).
     pooled_windows: bool = False
+    #: A second, wider window size indexed beside ``window_chars`` (0: none).
+    wide_window_chars: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("passage_chars", "split_above", "group_below", "window_chars"):
+        for name in (
+            "passage_chars", "split_above", "group_below", "window_chars", "wide_window_chars"
+        ):  # fmt: skip
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
@@ -84,6 +88,11 @@ class UnitRules:
             raise ConfigError(
                 f"split_above ({self.split_above}) must be >= passage_chars "
                 f"({self.passage_chars}): a passage would be split again"
+            )
+        if self.wide_window_chars and self.wide_window_chars <= self.window_chars:
+            raise ConfigError(
+                f"wide_window_chars ({self.wide_window_chars}) must be 0 or more than "
+                f"window_chars ({self.window_chars})"
             )
         if self.group_below > self.passage_chars:
             raise ConfigError(

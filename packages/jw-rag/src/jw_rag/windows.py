@@ -135,20 +135,24 @@ def with_window_units(
     *,
     max_chars: int = DEFAULT_WINDOW_CHARS,
     pooled: bool = False,
+    wide_chars: int = 0,
 ) -> Iterator[Chunk]:
     """``chunks`` in order, each window (:func:`iter_window_units`) right after
     its last member: what a store writes, so a pooled window's members are the
-    rows it has just embedded."""
-    pending = iter_window_units(chunks, paragraphs, max_chars=max_chars, pooled=pooled)
-    waiting = next(pending, None)
+    rows it has just embedded. With ``wide_chars`` the windows of that size
+    come too (one window only where both sizes give the same members)."""
+    sizes = [max_chars, *([wide_chars] if wide_chars and wide_chars != max_chars else [])]
+    streams = [iter_window_units(chunks, paragraphs, max_chars=m, pooled=pooled) for m in sizes]
+    heads = [next(stream, None) for stream in streams]
     for chunk in chunks:
         yield chunk
-        while waiting is not None and waiting.metadata["window"][-1] == chunk.id:
-            yield waiting
-            waiting = next(pending, None)
-    while waiting is not None:  # cannot happen for windows built from ``chunks``
-        yield waiting
-        waiting = next(pending, None)
+        emitted: set[str] = set()
+        for n, stream in enumerate(streams):
+            while (head := heads[n]) is not None and head.metadata["window"][-1] == chunk.id:
+                if head.id not in emitted:
+                    emitted.add(head.id)
+                    yield head
+                heads[n] = next(stream, None)
 
 
 def _windows(

@@ -44,7 +44,7 @@ from jw_rag.retrieve import search_depth
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules
-from jw_rag.windows import window_units
+from jw_rag.windows import is_window, with_window_units
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
 
@@ -150,10 +150,13 @@ def _chunk(
     for doc_id, doc in dataset.documents.items():
         out.chunks[doc_id], out.parents[doc_id] = chunker.chunk_with_parents(doc)
         units = chunker.units
-        out.windows[doc_id] = window_units(
-            out.chunks[doc_id], doc.paragraphs, max_chars=window_chars,
-            pooled=units.pooled_windows and not spec.peer,
-        )  # fmt: skip
+        out.windows[doc_id] = [
+            c for c in with_window_units(
+                out.chunks[doc_id], doc.paragraphs, max_chars=window_chars,
+                pooled=units.pooled_windows and not spec.peer,
+                wide_chars=units.wide_window_chars if window_chars and not spec.peer else 0,
+            ) if is_window(c)
+        ]  # fmt: skip
         for c in (*out.chunks[doc_id], *out.windows[doc_id]):
             out.ranges[c.id] = chunk_range(doc, c)
         advance(1)

@@ -120,7 +120,7 @@ def _parse_body(label: str, body: str) -> VariantSpec:
     return VariantSpec(label, name, options, windows=windows, units=units, reach=reach)
 
 
-_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled")
+_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled", "wide")
 
 
 def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
@@ -146,6 +146,7 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
     }  # fmt: skip
     if "pooled" in sizes:
         values["pooled_windows"] = bool(sizes.pop("pooled"))
+    values["wide_window_chars"] = sizes.pop("wide", current.wide_window_chars)
     values.update(sizes)
     if values["group_below"] > values["passage_chars"]:
         values["group_below"] = values["passage_chars"]

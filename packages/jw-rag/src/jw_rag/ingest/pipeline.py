@@ -238,8 +238,9 @@ def ingest_documents(
     writes = []
     for doc, chunks, parents in prepared:
         indexed = with_window_units(
-            chunks, doc.paragraphs, max_chars=windows, pooled=units.pooled_windows
-        )
+            chunks, doc.paragraphs, max_chars=windows, pooled=units.pooled_windows,
+            wide_chars=units.wide_window_chars if windows else 0,
+        )  # fmt: skip
         digest = None if doc.source_id in moved else indexed_hash(doc, resolved, units, windows)
         meta = _source_metadata(doc, resolved)
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta))
