@@ -19,7 +19,7 @@ def test_unit_sizes_change_only_what_they_name() -> None:
     assert spec.units == UnitRules(passage_chars=400)
     assert spec.options == {"target_chars": 800}
     assert parse_variant("paragraph").units is None  # the run's (shipped) rules
-    assert parse_variant("paragraph:pooled=1").units == UnitRules(pooled_windows=True)
+    assert parse_variant("paragraph:pooled=0").units == UnitRules(pooled_windows=False)
     assert parse_variant("paragraph:reach=3").reach == 3
 
 

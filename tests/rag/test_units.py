@@ -165,7 +165,7 @@ def test_bad_rules_are_one_line_errors(options: dict, message: str) -> None:
 
 
 def test_rules_identity_names_every_value() -> None:
-    assert DEFAULT_UNITS.identity() == "u200.500.0.750.2000"
+    assert DEFAULT_UNITS.identity() == "u200.500.1.750.3000.2000"
     assert UnitRules(passage_chars=400, split_above=600).identity() != DEFAULT_UNITS.identity()
 
 

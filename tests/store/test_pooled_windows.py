@@ -18,7 +18,7 @@ from jw_rag.store._rows import encode_chunks
 from jw_rag.units import UnitRules
 from jw_rag.windows import is_window, window_units, with_window_units
 
-POOLED = UnitRules(pooled_windows=True)
+POOLED = UnitRules(pooled_windows=True, wide_window_chars=0)
 
 
 class CountingEmbedder(FakeEmbedder):
@@ -63,7 +63,7 @@ def test_unpooled_windows_are_embedded_as_text(tmp_path: Path) -> None:
     embedder = CountingEmbedder()
     store = SQLiteStore(tmp_path / "s.sqlite", embedder)
     try:
-        (result,) = ingest_documents(store, [_doc()], units=UnitRules())
+        (result,) = ingest_documents(store, [_doc()], units=UnitRules(pooled_windows=False))
         assert len(embedder.texts) > result.chunks  # units and windows both embedded
     finally:
         store.close()
@@ -110,3 +110,17 @@ def test_a_source_too_small_for_windows_stores_its_units(tmp_path: Path, n: int)
         assert result.chunks >= 1
     finally:
         store.close()
+
+
+def test_two_window_sizes_share_no_window_and_follow_their_members() -> None:
+    doc = _doc(20)
+    from jw_rag.ingest.pipeline import chunk_document
+
+    chunks = chunk_document(doc)
+    order = list(with_window_units(chunks, doc.paragraphs, pooled=True, wide_chars=3000))
+    windows = [c for c in order if is_window(c)]
+    narrow = window_units(chunks, doc.paragraphs, max_chars=2000)
+    wide = window_units(chunks, doc.paragraphs, max_chars=3000)
+    assert len({w.id for w in windows}) == len(windows)
+    assert {w.id for w in windows} == {w.id for w in narrow} | {w.id for w in wide}
+    assert max(len(w.text) for w in windows) > 2000 >= max(len(w.text) for w in narrow)

@@ -28,10 +28,9 @@ from jw_eval.bench.variants import VariantSpec
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.metrics import BUDGETS
 from jw_eval.spans import DocRange
-from jw_rag.chunkers.registry import DEFAULT_CHUNKER
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
-    DEFAULT_K,
+    DEFAULT_PIPELINE,
     DEFAULT_SEARCH_MODE,
     DEFAULT_WINDOW_CHARS,
     EXPANSIONS,
@@ -89,16 +88,21 @@ class BenchConfig:
 
     def is_shipped_default(self, spec: VariantSpec) -> bool:
         """Whether ``spec`` run with this configuration is the pipeline users
-        get: the default chunker without options, the default window units,
-        delivery, retriever and ``k`` (the embedder is the run's, whatever it is)."""
+        get (:data:`jw_rag.defaults.DEFAULT_PIPELINE`): its chunker without
+        options, its retrieval units and window size, delivery (and reach),
+        retriever and ``k`` (the embedder is the run's, whatever it is)."""
+        p = DEFAULT_PIPELINE
+        units = spec.units if spec.units is not None else self.units
         return (
             not spec.peer
-            and spec.name == DEFAULT_CHUNKER
+            and spec.name == p.chunker
             and not spec.options
-            and self.windows(spec) == DEFAULT_WINDOW_CHARS
-            and self.expansion(spec) == DEFAULT_EXPANSION
-            and self.retriever == DEFAULT_SEARCH_MODE
-            and self.k == DEFAULT_K
+            and spec.reach is None
+            and units == p.units
+            and self.windows(spec) == p.units.window_chars
+            and self.expansion(spec) == p.expand
+            and self.retriever == p.mode
+            and self.k == p.k
         )
 
     def windows(self, spec: VariantSpec) -> int:
