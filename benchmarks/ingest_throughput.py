@@ -16,6 +16,12 @@ model loaded. Peak memory is the process's maximum resident set.
     uv run --frozen python benchmarks/ingest_throughput.py
     uv run --frozen python benchmarks/ingest_throughput.py --embedder e5 --json out.json
     uv run --frozen python benchmarks/ingest_throughput.py --embedder fake --limit 3
+    uv run --frozen python benchmarks/ingest_throughput.py --compare
+
+``--compare`` measures, in one run, the pipeline before retrieval units (the
+chunks as made, windows embedded as text: ``jw_rag.units.NO_UNITS``) and then
+the shipped default, and prints texts sent to the model per paragraph and the
+share of the raw rate for both, with their ratios.
 """
 
 from __future__ import annotations
@@ -75,13 +81,14 @@ def queries(docs: list[Any], n: int) -> list[str]:
     return [" ".join(p.text.split()[:8]) for p in paragraphs[::step][:n]]
 
 
-def ingest(store_path: Path, docs: list[Any], embedder: Any) -> float:
+def ingest(store_path: Path, docs: list[Any], embedder: Any, units: Any = None) -> float:
+    from jw_rag.defaults import DEFAULT_PIPELINE
     from jw_rag.ingest import ingest_documents
     from jw_rag.store import SQLiteStore
 
     store = SQLiteStore(store_path, embedder=embedder)
     t0 = time.perf_counter()
-    ingest_documents(store, docs, chunker="paragraph")
+    ingest_documents(store, docs, chunker="paragraph", units=units or DEFAULT_PIPELINE.units)
     elapsed = time.perf_counter() - t0
     store.close()
     return elapsed
@@ -101,7 +108,7 @@ def query_latency(store_path: Path, embedder: Any, asked: list[str]) -> list[flo
     return times
 
 
-def measure(docs: list[Any], name: str | None, n_queries: int) -> dict[str, Any]:
+def measure(docs: list[Any], name: str | None, n_queries: int, units: Any = None) -> dict[str, Any]:
     from jw_rag.embed import CachedEmbedder, EmbeddingCache, get_embedder
 
     inner = get_embedder(name, cache=False)
@@ -112,8 +119,8 @@ def measure(docs: list[Any], name: str | None, n_queries: int) -> dict[str, Any]
         cache = EmbeddingCache(Path(tmp) / "embeddings.sqlite")  # starts empty
         recorder = Recorder(inner)
         embedder = CachedEmbedder(recorder, cache)
-        cold = ingest(Path(tmp) / "cold.sqlite", docs, embedder)
-        warm = ingest(Path(tmp) / "warm.sqlite", docs, embedder)
+        cold = ingest(Path(tmp) / "cold.sqlite", docs, embedder, units)
+        warm = ingest(Path(tmp) / "warm.sqlite", docs, embedder, units)
         t0 = time.perf_counter()
         inner.embed(recorder.texts)
         raw = time.perf_counter() - t0
@@ -186,15 +193,35 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     parser.add_argument("--limit", type=int, default=None, help="at most this many documents")
     parser.add_argument("--queries", type=int, default=50, help="questions for the latency")
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
+    parser.add_argument(
+        "--compare", action="store_true", help="measure the pipeline before units first"
+    )
     args = parser.parse_args(argv)
     data = args.data or (ARGUMENT if ARGUMENT.is_dir() else BUNDLED)
     if not data.exists():
         print(f"skipped: needs {data} (absent in this clone)")
         return None
     docs = load(data, args.limit)
+    before = None
+    if args.compare:
+        from jw_rag.units import NO_UNITS
+
+        print("before retrieval units (chunks as made, windows embedded as text):")
+        before = summarise(docs, measure(docs, args.embedder, args.queries, NO_UNITS))
+        report(before)
+        print("shipped default:")
     result = summarise(docs, measure(docs, args.embedder, args.queries))
     result["data"] = str(data)
     report(result)
+    if before is not None:
+        per = [r["texts"] / r["paragraphs"] for r in (before, result)]
+        print(
+            f"texts per paragraph: {per[0]:.2f} before, {per[1]:.2f} now "
+            f"({per[1] / per[0]:.2f}x); share of the raw rate {before['share_of_raw_rate']:.0%} "
+            f"before, {result['share_of_raw_rate']:.0%} now; cold ingest "
+            f"{before['cold_s'] / result['cold_s']:.2f}x as fast"
+        )
+        result["before"] = before
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result

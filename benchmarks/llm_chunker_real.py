@@ -252,7 +252,7 @@ def retrieval_pass(
     variants = f"paragraph,semantic,llm,{real}"
     with replaying(replay):
         result = run_chunker_bench(
-            BenchOptions(variants=variants, dataset=dataset, embedder=embedder)
+            BenchOptions(variants=variants, dataset=dataset, embedder=embedder, peers="none")
         )
     out = compare(result.report, _in_scope(ds, docs))
     out["embedder"] = result.report["config"]["embedder"]

@@ -34,7 +34,7 @@ def _variant(report: dict, name: str) -> dict:
 def test_squad_fixture_end_to_end_report_structure(tmp_path: Path) -> None:
     opts = BenchOptions(variants="paragraph,semantic", dataset=SQUAD, k=3)
     report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
-    assert report["schema_version"] == 2
+    assert report["schema_version"] == 3
     assert report["config"]["retriever"] == "hybrid" and report["config"]["expand"] == "segment"
     assert report["dataset"]["n_queries"] == 6 and report["dataset"]["n_documents"] == 2
     assert report["dataset"]["loader_stats"]["questions_dropped"] == 1
@@ -56,7 +56,8 @@ def test_squad_fixture_end_to_end_report_structure(tmp_path: Path) -> None:
     assert json.loads(written[0].read_text())["variants"][0]["name"] == "paragraph"
     assert ET.fromstring(written[1].read_text()).tag.endswith("svg")
     md = write_report(report, "md", tmp_path / "r.md")[0].read_text()
-    assert "| paragraph | 6 |" in md and "delta_semantic_vs_paragraph" in md
+    assert "| paragraph | 6 |" in md and "| semantic vs paragraph | NDCG@10 | en | 6 |" in md
+    assert "delta_" not in md and "(shipped default)" not in md  # k=3 is not the shipped k
 
 
 @pytest.mark.parametrize(
@@ -241,7 +242,7 @@ def test_unknown_expansion_in_a_variant_is_a_one_line_error() -> None:
 
 
 def test_relevant_delivery_keeps_the_hits_and_adds_context() -> None:
-    opts = BenchOptions(variants="paragraph,paragraph+relevant", dataset=SQUAD, k=3)
+    opts = BenchOptions(variants="paragraph,paragraph+relevant", dataset=SQUAD, k=3, peers="none")
     report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
     plain, relevant = report["variants"]
     assert relevant["name"] == "paragraph+relevant"

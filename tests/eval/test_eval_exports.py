@@ -13,6 +13,7 @@ MODULES = [
     "jw_eval.bench",
     "jw_eval.bootstrap",
     "jw_eval.spans",
+    "jw_eval.shapes",
 ]
 
 

@@ -56,7 +56,8 @@ def test_text_paragraphs(fixtures: Path, store) -> None:
     one_each = get_chunker("paragraph", min_chars=0)
     result = ingest_text(store, fixtures / "notes.txt", language="en", chunker=one_each)
     assert result.source_id == "notes" and result.language == "en"
-    assert [c.metadata["para_ids"] for c in store.sources["notes"]] == [[0], [1], [2]]
+    # three short paragraphs: one retrieval unit that names all three (jw_rag.units)
+    assert [c.metadata["para_ids"] for c in store.sources["notes"]] == [[0, 1, 2]]
 
 
 def test_ingest_markdown_heading_path_reaches_chunks(fixtures: Path, store) -> None:

@@ -112,7 +112,7 @@ SLOW_EMBEDDER = (
 
 
 def test_an_ingest_that_times_out_while_embedding_stores_nothing(tmp_path: Path) -> None:
-    (tmp_path / "long.txt").write_text(_paragraphs(400), encoding="utf-8")
+    (tmp_path / "long.txt").write_text(_paragraphs(4000), encoding="utf-8")
 
     async def scenario() -> None:
         async with connect(

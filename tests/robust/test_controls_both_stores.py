@@ -35,8 +35,8 @@ def _texts(location: str, sources: list[tuple[object, Path]]) -> set[tuple[str, 
     try:
         for ingest, path in sources:
             ingest(store, path)  # type: ignore[operator]
-        ids = [h.chunk.id for h in store.search("End of", k=50, mode="bm25")]
-        return {(c.source_id, c.text) for c in store.get(ids)}
+        ids = [h.chunk.id for h in store.search("End of", k=500, mode="bm25")]
+        return {(c.source_id, c.text) for c in store.get(ids) if "End" in c.text}
     finally:
         store.close()
 

@@ -174,7 +174,7 @@ def test_a_20_mb_text_of_250k_paragraphs(tmp_path: Path, monkeypatch: pytest.Mon
     other = tmp_path / "other.sqlite"
     child = run_child(tmp_path, [ingest(other, "text", text)], deadline=1800)
     (run,) = child.runs
-    assert run["code"] == 0 and "big: 125000 chunks" in run["out"], run
+    assert run["code"] == 0 and "big: 41667 chunks" in run["out"], run
     assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
     assert snapshot(other)["chunks"] > 125_000  # the chunks and their window units
 
@@ -192,7 +192,7 @@ def test_chunk_json_of_the_same_text_is_written_as_it_goes(tmp_path: Path) -> No
     (run,) = child.runs
     assert run["error"] is None and run["err"] == "", run
     assert child.peak_kib < PEAK_LIMIT_KIB, child.peak_kib
-    assert len(json.loads(out.read_text("utf-8"))[0]["chunks"]) == 125_000
+    assert len(json.loads(out.read_text("utf-8"))[0]["chunks"]) == 41_667
 
 
 def test_chunk_json_is_exactly_the_whole_document_dumped(tmp_path: Path) -> None:

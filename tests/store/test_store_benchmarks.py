@@ -46,9 +46,12 @@ def test_ingest_throughput_bench_runs(tmp_path: Path, capsys: pytest.CaptureFixt
             "4",
             "--json",
             str(out_json),
+            "--compare",
         ]
     )
     assert result is not None and result["documents"] == 3
+    before = result["before"]
+    assert before["paragraphs"] == result["paragraphs"] and before["texts"] > 0
     # chunks and their window units are embedded, each once: more texts than chunks alone
     assert result["texts"] > result["paragraphs"] // 2 > 0
     assert result["cold_pps"] > 0 and result["warm_pps"] > 0 and result["raw_s"] > 0
@@ -56,6 +59,7 @@ def test_ingest_throughput_bench_runs(tmp_path: Path, capsys: pytest.CaptureFixt
     assert json.loads(out_json.read_text("utf-8"))["texts"] == result["texts"]
     out = capsys.readouterr().out
     assert "of the raw rate" in out and "warm cache" in out and "query (retrieve" in out
+    assert "texts per paragraph:" in out and "before retrieval units" in out
 
 
 def test_ingest_throughput_bench_skips_without_data(

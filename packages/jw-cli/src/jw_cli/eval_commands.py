@@ -10,6 +10,8 @@ import typer
 
 from jw_cli.options import choices_metavar, global_options
 from jw_cli.progress import stderr_progress
+from jw_eval.bench.variants import DEFAULT_PEERS
+from jw_eval.shapes import SHAPES
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -80,6 +82,24 @@ _WindowChars = Annotated[
         "(0: none; one variant: name:windows=0)."
     ),
 ]
+_Shape = Annotated[
+    str | None,
+    typer.Option(
+        metavar=choices_metavar(SHAPES),
+        help="Lay the documents out as another kind of source before the run "
+        "(answers carried exactly): joined (no blank lines), sentences (one per paragraph), "
+        "wrapped (lines of 72 columns), long (2-3 paragraphs merged), rows (one-line pieces).",
+    ),
+]
+_Peers = Annotated[
+    str | None,
+    typer.Option(
+        metavar="<peer:size,...|none>",
+        show_default=False,
+        help="Peers added to the variants; each variant is compared with the best of them "
+        "per language and budget (default: " + ", ".join(DEFAULT_PEERS) + ").",
+    ),
+]
 _Quiet = Annotated[bool, typer.Option("--quiet", metavar="", help="No progress bar.")]
 
 
@@ -102,6 +122,8 @@ def chunker_bench(
     min_lift: _MinLift = None,
     expand: _Expand = DEFAULT_EXPANSION,
     window_chars: _WindowChars = DEFAULT_WINDOW_CHARS,
+    shape: _Shape = None,
+    peers: _Peers = None,
     quiet: _Quiet = False,
 ) -> None:
     """Chunk, index, search and score each variant; write the report.
@@ -109,7 +131,10 @@ def chunker_bench(
     The report is always written. The exit code is 1 only when --min-lift is
     given and the gate fails (no gate without --min-lift).
 
-    Example: jw eval chunker-bench --variants "paragraph,semantic:target_chars=800" --out report.md
+    Every run adds the peer set (--peers) and compares each variant with the
+    best peer per language and budget.
+
+    Example: jw eval chunker-bench --variants "paragraph,semantic:target_chars=800" --shape rows --out report.md
     """
     from jw_eval.bench import BenchOptions, run_chunker_bench, write_report
 
@@ -120,7 +145,7 @@ def chunker_bench(
         variants=variants, dataset=dataset, queries=queries, corpus_dir=corpus_dir,
         format=format, language=language, limit=limit, limit_per_language=per_language, k=k,
         retriever=retriever, embedder=embedder, expand=expand, min_lift=min_lift,
-        window_chars=window_chars,
+        window_chars=window_chars, shape=shape, peers=peers,
     )  # fmt: skip
     with stderr_progress(enabled=not quiet and sys.stderr.isatty()) as progress:
         result = run_chunker_bench(options, progress=progress)

@@ -37,6 +37,7 @@ __all__ = [
     "iter_window_units",
     "members",
     "window_units",
+    "with_window_units",
 ]
 
 #: Longest window, in characters (paragraph separators included).
@@ -56,7 +57,9 @@ def members(chunk: Chunk) -> list[str]:
     return [str(i) for i in ids] if ids else [chunk.id]
 
 
-def _window(run: Sequence[Chunk], paragraphs: Sequence[str | Paragraph] | None) -> Chunk:
+def _window(
+    run: Sequence[Chunk], paragraphs: Sequence[str | Paragraph] | None, pooled: bool = False
+) -> Chunk:
     first, last = run[0], run[-1]
     a, b = Span.from_dict(first.metadata["span"]), Span.from_dict(last.metadata["span"])
     span = Span(a.start_para, a.start_char, b.end_para, b.end_char)
@@ -86,6 +89,8 @@ def _window(run: Sequence[Chunk], paragraphs: Sequence[str | Paragraph] | None) 
             meta[key] = first.metadata[key]
     if pages:
         meta["pages"] = pages
+    if pooled:
+        meta["pooled"] = True
     return Chunk(
         id=f"{first.source_id}:w{digest}", text=text, source_id=first.source_id, metadata=meta
     )
@@ -96,14 +101,17 @@ def window_units(
     paragraphs: Sequence[str | Paragraph] | None = None,
     *,
     max_chars: int = DEFAULT_WINDOW_CHARS,
+    pooled: bool = False,
 ) -> list[Chunk]:
     """The windows over ``chunks`` (one source's chunks in reading order).
 
     With the source's ``paragraphs`` a window's text is rebuilt from its span
     (exact source text); without them it is the members' texts joined by
     :data:`~jw_rag.model.PARAGRAPH_SEPARATOR`. ``max_chars=0`` builds none.
-    Chunks without a ``span`` (or window units themselves) are not windowed."""
-    return list(iter_window_units(chunks, paragraphs, max_chars=max_chars))
+    Chunks without a ``span`` (or window units themselves) are not windowed.
+    ``pooled`` marks them for a vector pooled from their members'
+    (:mod:`jw_rag.store._pooling`)."""
+    return list(iter_window_units(chunks, paragraphs, max_chars=max_chars, pooled=pooled))
 
 
 def iter_window_units(
@@ -111,17 +119,44 @@ def iter_window_units(
     paragraphs: Sequence[str | Paragraph] | None = None,
     *,
     max_chars: int = DEFAULT_WINDOW_CHARS,
+    pooled: bool = False,
 ) -> Iterator[Chunk]:
     """:func:`window_units` one at a time: a window's text repeats its members',
     so a store that writes in batches holds only the windows of one batch."""
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
         raise ConfigError(f"window max_chars must be an integer >= 0, got {max_chars!r}")
     return _windows([c for c in chunks if "span" in c.metadata and not is_window(c)],
-                    paragraphs, max_chars)  # fmt: skip
+                    paragraphs, max_chars, pooled)  # fmt: skip
+
+
+def with_window_units(
+    chunks: Sequence[Chunk],
+    paragraphs: Sequence[str | Paragraph] | None = None,
+    *,
+    max_chars: int = DEFAULT_WINDOW_CHARS,
+    pooled: bool = False,
+    wide_chars: int = 0,
+) -> Iterator[Chunk]:
+    """``chunks`` in order, each window (:func:`iter_window_units`) right after
+    its last member: what a store writes, so a pooled window's members are the
+    rows it has just embedded. With ``wide_chars`` the windows of that size
+    come too (one window only where both sizes give the same members)."""
+    sizes = [max_chars, *([wide_chars] if wide_chars and wide_chars != max_chars else [])]
+    streams = [iter_window_units(chunks, paragraphs, max_chars=m, pooled=pooled) for m in sizes]
+    heads = [next(stream, None) for stream in streams]
+    for chunk in chunks:
+        yield chunk
+        emitted: set[str] = set()
+        for n, stream in enumerate(streams):
+            while (head := heads[n]) is not None and head.metadata["window"][-1] == chunk.id:
+                if head.id not in emitted:
+                    emitted.add(head.id)
+                    yield head
+                heads[n] = next(stream, None)
 
 
 def _windows(
-    base: list[Chunk], paragraphs: Sequence[str | Paragraph] | None, max_chars: int
+    base: list[Chunk], paragraphs: Sequence[str | Paragraph] | None, max_chars: int, pooled: bool
 ) -> Iterator[Chunk]:
     if max_chars == 0 or len(base) < 2:
         return
@@ -132,4 +167,4 @@ def _windows(
             j += 1
             size += sep + len(base[j].text)
         if j > i:
-            yield _window(base[i : j + 1], paragraphs)
+            yield _window(base[i : j + 1], paragraphs, pooled)

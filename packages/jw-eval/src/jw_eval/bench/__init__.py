@@ -8,10 +8,19 @@ from jw_eval.bench.chunker_bench import (
 )
 from jw_eval.bench.output import REPORT_FORMATS, render_report, write_report
 from jw_eval.bench.runner import BenchConfig, VariantRun, run_variant, run_variants
-from jw_eval.bench.variants import PEERS, VariantSpec, parse_variant, parse_variants
+from jw_eval.bench.variants import (
+    DEFAULT_PEERS,
+    PEERS,
+    VariantSpec,
+    parse_peers,
+    parse_variant,
+    parse_variants,
+    with_peers,
+)
 
 __all__ = [
     "DEFAULT_DATASET",
+    "DEFAULT_PEERS",
     "PEERS",
     "REPORT_FORMATS",
     "BenchConfig",
@@ -19,11 +28,13 @@ __all__ = [
     "BenchResult",
     "VariantRun",
     "VariantSpec",
+    "parse_peers",
     "parse_variant",
     "parse_variants",
     "render_report",
     "run_chunker_bench",
     "run_variant",
     "run_variants",
+    "with_peers",
     "write_report",
 ]

@@ -1,13 +1,14 @@
 """``run_chunker_bench``: the whole benchmark from options to a report.
 
-Report JSON schema (``schema_version`` 2)::
+Report JSON schema (``schema_version`` 3)::
 
     {
-      "schema_version": 2,
+      "schema_version": 3,
       "dataset": {"name", "path", "format", "n_documents", "n_queries",
                   "languages": {lang: n}, "loader_stats": {counter: n}},
       "config": {"variants": [label], "k", "retriever", "embedder", "expand",
                  "window_chars", "budgets": [chars], "min_lift": percent | null, "limit",
+                 "shape": name | null, "peers": [label], "shipped_default": label | null,
                  "bootstrap": {"resamples": 1000, "seed": 0}},
       "metric_names": [name],
       "variants": [{
@@ -22,6 +23,8 @@ Report JSON schema (``schema_version`` 2)::
       "deltas": {"delta_<variant>_vs_paragraph": {lang: {"n", "metric", "lift",
                  "ci95": [lo, hi], "gate": "pass" | "fail" (only with min_lift)}}},
       "budget_deltas": {"ndcg@<B>c": {"delta_<variant>_vs_paragraph": {lang: ...}}},
+      "best_peers": {"ndcg@<B>c": {lang: {"peer", "value", "n",
+                     "peers": {<peer>: mean}}}},
       "peer_deltas": {"ndcg@<B>c": {<variant>: {lang: {"n", "peer", "value",
                       "peer_value", "lift", "ci95": [lo, hi]}}}},
       "gate": {"min_lift", "passed": bool | null, "failures": ["<variant>/<lang>"]},
@@ -44,8 +47,19 @@ the ``k`` delivered hits brought (a hit folded into a better hit's context
 leaves room for the next one).
 Our chunkers index window units beside their chunks (``window_chars``; a
 variant's ``windows=N`` overrides it); peers index their own chunks only and
-deliver each hit alone. ``peer_deltas`` compares each of our variants with the
-best peer of the run, per language and budget.
+deliver each hit alone. The run's peer set (``peers``, default
+:data:`~jw_eval.bench.variants.DEFAULT_PEERS`; default peers whose library is
+missing are left out with a warning) is added to the listed variants; the
+lifts over ``paragraph`` (``deltas``, ``budget_deltas``, the gate) are those
+of the listed variants only. ``best_peers`` names, per budget and language,
+the peer variant (listed or added) with the highest mean, and ``peer_deltas``
+gives each of our variants' paired lift over it. ``shipped_default`` is the variant that is the pipeline users get (the
+default chunker with the default windows, delivery, retriever and ``k``), when
+the run has one. ``shape`` is the layout the documents were turned into
+(:mod:`jw_eval.shapes`) before anything ran, ``null`` for the data as loaded.
+
+Schema 3 (from 2): ``shape``, ``peers``, ``shipped_default`` and
+``best_peers`` are new.
 
 Schema 2 (from 1): ``window_chars``, ``n_windows`` and ``peer_deltas`` are new;
 delivery fills ``k`` hits from a deeper search instead of expanding only the
@@ -64,11 +78,13 @@ report is written and nothing fails.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jw_eval.bench.markers_rate import marker_rates
+from jw_eval.bench.peers import missing_peer_library
 from jw_eval.bench.report import DatasetInfo, Gate, Report, RunConfig
 from jw_eval.bench.runner import (
     BenchConfig,
@@ -80,10 +96,11 @@ from jw_eval.bench.runner import (
     run_variants,
 )
 from jw_eval.bench.summary import BASELINE, lift_table, peer_lift_table, summarise_variant
-from jw_eval.bench.variants import VariantSpec, parse_variants
+from jw_eval.bench.variants import VariantSpec, parse_peers, parse_variants, with_peers
 from jw_eval.bootstrap import RESAMPLES, SEED
 from jw_eval.datasets import load_dataset
 from jw_eval.datasets.model import Dataset
+from jw_eval.shapes import check_shape, reshape
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -91,7 +108,7 @@ from jw_rag.defaults import (
     DEFAULT_WINDOW_CHARS,
 )
 from jw_rag.embed.protocol import Embedder, embed_queries
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, install_command
 
 __all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
 
@@ -120,6 +137,10 @@ class BenchOptions:
     min_lift: float | None = None
     budgets: tuple[int, ...] = field(default=(2000, 4000))
     window_chars: int = DEFAULT_WINDOW_CHARS
+    #: A layout from :data:`jw_eval.shapes.SHAPES` to turn the documents into; ``None``: as loaded.
+    shape: str | None = None
+    #: The peer set added to ``variants``: ``None`` is ``DEFAULT_PEERS``, ``"none"`` no peer.
+    peers: str | None = None
 
     def config(self) -> BenchConfig:
         """How every variant is searched, delivered and scored."""
@@ -160,6 +181,8 @@ def _load(options: BenchOptions) -> tuple[Dataset, str]:
         ds = load_dataset(
             path, format=options.format, language=options.language, corpus_dir=options.corpus_dir
         )
+    if options.shape is not None:
+        ds = reshape(ds, options.shape)
     ds = ds.limited(options.limit, per_language=options.limit_per_language)
     if not ds.queries:
         raise ConfigError(f"no questions left in {path} for language {options.language!r}")
@@ -179,8 +202,13 @@ def _dataset_info(dataset: Dataset, path: str) -> DatasetInfo:
 
 
 def _run_config(
-    options: BenchOptions, specs: list[VariantSpec], config: BenchConfig, embedder: Embedder
+    options: BenchOptions,
+    specs: list[VariantSpec],
+    peers: list[VariantSpec],
+    config: BenchConfig,
+    embedder: Embedder,
 ) -> RunConfig:
+    shipped = next((s.label for s in specs if config.is_shipped_default(s)), None)
     return RunConfig(
         variants=[s.label for s in specs],
         k=config.k,
@@ -191,17 +219,27 @@ def _run_config(
         budgets=list(config.budgets),
         min_lift=options.min_lift,
         limit=options.limit,
+        shape=options.shape,
+        peers=[p.label for p in peers],
+        shipped_default=shipped,
         resamples=RESAMPLES,
         seed=SEED,
     )
 
 
 def _comparisons(
-    runs: list[VariantRun], specs: list[VariantSpec], config: BenchConfig, min_lift: float | None
+    runs: list[VariantRun],
+    specs: list[VariantSpec],
+    n_listed: int,
+    config: BenchConfig,
+    min_lift: float | None,
 ) -> dict[str, Any]:
-    """Lifts over ``paragraph`` (NDCG@10, gated, and each budget), over the best
-    peer (each budget), and the gate's verdict."""
-    deltas = lift_table(runs, min_lift)
+    """Lifts of the first ``n_listed`` variants (those ``variants`` lists, not
+    the peers the peer set adds) over ``paragraph`` (NDCG@10, gated, and each
+    budget); of each of our variants over the best peer (each budget); and the
+    gate's verdict."""
+    listed = runs[:n_listed]
+    deltas = lift_table(listed, min_lift)
     if min_lift is not None and not deltas:
         raise ConfigError(f"min_lift needs '{BASELINE}' and at least one other variant")
     failures = [
@@ -211,12 +249,32 @@ def _comparisons(
         if d.gate == "fail"
     ]
     budgeted = [m.name for m in config.measures if m.judges == "budget" and m.ci]
+    best, peer_deltas = peer_lift_table(runs, specs, budgeted)
     return {
         "deltas": deltas,
-        "budget_deltas": {name: lift_table(runs, None, metric=name) for name in budgeted},
-        "peer_deltas": peer_lift_table(runs, specs, budgeted),
+        "budget_deltas": {name: lift_table(listed, None, metric=name) for name in budgeted},
+        "best_peers": best,
+        "peer_deltas": peer_deltas,
         "gate": Gate(min_lift, failures),
     }
+
+
+def _peer_set(text: str | None) -> list[VariantSpec]:
+    """The run's peers; from the default set, those whose library is not
+    installed are left out with one warning (a set given explicitly fails
+    on them instead, naming the extra to install)."""
+    peers = parse_peers(text)
+    if text is not None:
+        return peers
+    missing = {p.label: m for p in peers if (m := missing_peer_library(p.name))}
+    if missing:
+        warnings.warn(
+            f"left out the default peers {', '.join(missing)}: "
+            f"{', '.join(sorted(set(missing.values())))} not installed (install jw-eval's "
+            f"'bench' extra with `{install_command('bench')}`, or pass --peers none)",
+            stacklevel=3,
+        )
+    return [p for p in peers if p.label not in missing]
 
 
 def run_chunker_bench(
@@ -228,7 +286,11 @@ def run_chunker_bench(
 ) -> BenchResult:
     """Load the dataset, run every variant, and build the report."""
     started = time.perf_counter()
-    specs = parse_variants(options.variants)
+    if options.shape is not None:
+        check_shape(options.shape)
+    peers = _peer_set(options.peers)
+    listed = parse_variants(options.variants)
+    specs = with_peers(listed, peers)
     config = options.config()
     if embedder is None:
         from jw_rag.embed import get_embedder
@@ -247,10 +309,10 @@ def run_chunker_bench(
     )
     report = Report(
         dataset=_dataset_info(dataset, path),
-        config=_run_config(options, specs, config, embedder),
+        config=_run_config(options, specs, peers, config, embedder),
         metric_names=[m.name for m in config.measures],
         variants=[summarise_variant(r, config.measures) for r in runs],
-        **_comparisons(runs, specs, config, options.min_lift),
+        **_comparisons(runs, specs, len(listed), config, options.min_lift),
         markers=marker_rates(dataset),
         timings_s={
             "parse": round(parse_s, 3),

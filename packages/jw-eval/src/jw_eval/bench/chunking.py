@@ -13,7 +13,9 @@ from jw_eval.spans import DocRange, doc_range_to_span, span_to_doc_range
 from jw_rag.chunkers import get_chunker
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.embed.protocol import Embedder
-from jw_rag.model import Chunk
+from jw_rag.ingest.pipeline import add_embed_prefix, chunk_document_with_parents
+from jw_rag.model import Chunk, Document
+from jw_rag.units import DEFAULT_UNITS, UnitRules
 
 __all__ = ["LLM_BENCH_DEFAULTS", "VariantChunker", "chunk_range"]
 
@@ -32,8 +34,12 @@ def chunk_range(doc: BenchDocument, chunk: Chunk) -> DocRange:
 class VariantChunker:
     """Builds the chunker (or peer) of a :class:`VariantSpec` once, then chunks documents."""
 
-    def __init__(self, spec: VariantSpec, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, spec: VariantSpec, embedder: Embedder | None = None,
+        units: UnitRules = DEFAULT_UNITS,
+    ) -> None:  # fmt: skip
         self.spec = spec
+        self.units = spec.units if spec.units is not None else units
         self._chunker: Chunker | None = None
         self._peer: Callable[[str], list[tuple[int, int]]] | None = None
         if spec.peer:
@@ -43,21 +49,20 @@ class VariantChunker:
             self._chunker = get_chunker(spec.name, **{**defaults, **spec.options})
 
     def chunk(self, doc: BenchDocument) -> list[Chunk]:
-        meta = {"language": doc.language} if doc.language else None
-        if self._chunker is not None:
-            return self._chunker.chunk(doc.paragraphs, doc.doc_id, metadata=meta)
-        assert self._peer is not None
-        return self._peer_chunks(doc, self._peer(doc.text))
+        """The units the variant indexes for ``doc`` (windows aside)."""
+        return self.chunk_with_parents(doc)[0]
 
     def chunk_with_parents(self, doc: BenchDocument) -> tuple[list[Chunk], list[Chunk]]:
-        """``(chunks, parents)``: parents only from a hierarchical chunker
-        (one with ``chunk_hierarchy``, e.g. ``parent-child``), else empty."""
-        hierarchy = getattr(self._chunker, "chunk_hierarchy", None)
-        if hierarchy is None:
-            return self.chunk(doc), []
-        meta = {"language": doc.language} if doc.language else None
-        children, parents = hierarchy(doc.paragraphs, doc.doc_id, metadata=meta)
-        return list(children), list(parents)
+        """``(units, parents)`` as ingestion makes them: our chunkers go through
+        :func:`jw_rag.ingest.pipeline.chunk_document_with_parents` (retrieval
+        units, title and heading prefix); a peer's chunks get the same prefix."""
+        if self._chunker is None:
+            assert self._peer is not None
+            chunks = self._peer_chunks(doc, self._peer(doc.text))
+            add_embed_prefix(chunks, doc.title)
+            return chunks, []
+        as_ingested = Document(doc.doc_id, doc.paragraphs, doc.title, doc.language)
+        return chunk_document_with_parents(as_ingested, chunker=self._chunker, units=self.units)
 
     def _peer_chunks(self, doc: BenchDocument, ranges: list[tuple[int, int]]) -> list[Chunk]:
         chunks: list[Chunk] = []

@@ -33,14 +33,17 @@ def deliver(
     expand: str,
     query: str | None = None,
     limit: int | None = None,
+    window: int | None = None,
 ) -> list[SearchHit]:
     """The hits ``expand_hits`` delivers with the bench's caps lifted (no
-    context budget, a parent allowed per hit), at most ``limit`` of them."""
+    context budget, a parent allowed per hit), at most ``limit`` of them;
+    ``window`` is the expansion's reach (``None``: the product's)."""
     return expand_hits(
         store,
         hits,
         expand=expand,
         query=query,
+        window=window,
         max_parents=max(1, limit or len(hits)),
         max_context_tokens=None,
         limit=limit,

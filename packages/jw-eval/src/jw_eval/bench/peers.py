@@ -15,7 +15,24 @@ import numpy as np
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import JwRagError, MissingDependencyError
 
-__all__ = ["locate_pieces", "peer_ranges"]
+__all__ = ["PEER_MODULES", "locate_pieces", "missing_peer_library", "peer_ranges"]
+
+#: The module each peer imports (from the ``bench`` extra).
+PEER_MODULES = {
+    "langchain-recursive": "langchain_text_splitters",
+    "chonkie-recursive": "chonkie",
+    "chonkie-semantic": "chonkie",
+    "semchunk": "semchunk",
+}
+
+
+def missing_peer_library(name: str) -> str | None:
+    """The module peer ``name`` needs when it is not installed, else ``None``
+    (nothing is imported)."""
+    import importlib.util
+
+    module = PEER_MODULES[name]
+    return module if importlib.util.find_spec(module) is None else None
 
 
 class _Unlocatable(JwRagError):

@@ -14,6 +14,7 @@ from jw_eval.bootstrap import Estimate
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BestPeer",
     "DatasetInfo",
     "Gate",
     "LanguageSummary",
@@ -25,7 +26,7 @@ __all__ = [
     "VariantSummary",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _fields(value: Any, *leave_out: str) -> dict[str, Any]:
@@ -123,6 +124,20 @@ class PeerLift:
 
 
 @dataclass(frozen=True, slots=True)
+class BestPeer:
+    """The peer variant with the highest mean of a metric in one language,
+    and every peer's mean there."""
+
+    peer: str
+    value: float
+    n: int
+    peers: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class Gate:
     min_lift: float | None
     failures: list[str]
@@ -161,6 +176,9 @@ class RunConfig:
     budgets: list[int]
     min_lift: float | None
     limit: int | None
+    shape: str | None
+    peers: list[str]
+    shipped_default: str | None
     resamples: int
     seed: int
 
@@ -183,6 +201,7 @@ class Report:
     variants: list[VariantSummary]
     deltas: LiftTable
     budget_deltas: dict[str, LiftTable]
+    best_peers: dict[str, dict[str, BestPeer]]
     peer_deltas: dict[str, dict[str, dict[str, PeerLift]]]
     gate: Gate
     markers: dict[str, dict[str, Any]]
@@ -202,6 +221,10 @@ class Report:
             "variants": [v.to_dict() for v in self.variants],
             "deltas": lifts(self.deltas),
             "budget_deltas": {m: lifts(t) for m, t in self.budget_deltas.items()},
+            "best_peers": {
+                m: {lang: b.to_dict() for lang, b in per.items()}
+                for m, per in self.best_peers.items()
+            },
             "peer_deltas": {
                 m: {v: {lang: d.to_dict() for lang, d in per.items()} for v, per in t.items()}
                 for m, t in self.peer_deltas.items()

@@ -15,6 +15,30 @@ def _f(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    """``1 question``, ``2 questions``."""
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def _name(report: dict[str, Any], label: str) -> str:
+    """A variant's label, marked when it is the pipeline users get."""
+    shipped = report["config"].get("shipped_default")
+    return f"{label} (shipped default)" if label == shipped else label
+
+
+def _metric_label(name: str) -> str:
+    """``ndcg@2000c`` as ``NDCG within 2000 chars``, ``ndcg@10`` as ``NDCG@10``."""
+    if name.startswith("ndcg@") and name.endswith("c"):
+        return f"NDCG within {name[5:-1]} chars"
+    return name.replace("ndcg", "NDCG", 1) if name.startswith("ndcg") else name
+
+
+def _comparison(key: str) -> str:
+    """``delta_semantic_vs_paragraph`` as ``semantic vs paragraph``."""
+    variant, _, baseline = key.removeprefix("delta_").rpartition("_vs_")
+    return f"{variant} vs {baseline}" if variant else key
+
+
 def _lift(d: dict[str, Any]) -> str:
     """A lift and its CI95 as two table cells, in percent."""
     lo, hi = d["ci95"]
@@ -44,20 +68,100 @@ def _table(
     return [*out, ""]
 
 
-def _header(report: dict[str, Any]) -> list[str]:
-    ds, cfg = report["dataset"], report["config"]
-    return [
-        f"# Chunker benchmark: {ds['name']}",
-        "",
-        f"{ds['n_documents']} documents, {ds['n_queries']} questions "
-        f"({', '.join(f'{k}: {v}' for k, v in ds['languages'].items())}), format {ds['format']}. "
-        f"Retriever {cfg['retriever']}, k={cfg['k']}, embedder `{cfg['embedder']}`, "
-        f"expansion {cfg['expand']}, window units up to {cfg.get('window_chars', 0)} characters. "
-        "Loader: "
-        + (", ".join(f"{k} {v}" for k, v in sorted(ds["loader_stats"].items())) or "no repairs")
-        + ".",
+def _describe(kind: str, budget: bool) -> str:
+    """What a metric column means, N standing for its cutoff, B for its budget."""
+    if budget:
+        return {
+            "ndcg": "NDCG of what was delivered within B characters, one rank per delivered "
+            "hit with its expansion (with its 95% CI)",
+            "recall": "share of the expected spans touched by what was delivered within B characters",
+            "complete": "1 when every expected span is inside what was delivered within "
+            "B characters",
+        }.get(kind, kind)
+    return {
+        "ndcg": "NDCG of the top N hits over the expected spans (with its 95% CI)",
+        "doc_ndcg": "NDCG of the top N hits judged by document instead of span",
+        "mrr": "reciprocal rank of the first hit touching an expected span, within the top N",
+        "hit": "1 when any of the top N hits touches an expected span",
+        "recall": "share of the expected spans touched by the top N hits",
+        "char_recall": "share of the expected characters in what the top N hits delivered",
+        "char_precision": "share of what the top N hits delivered that is expected",
+        "char_iou": "expected characters the top N hits delivered, over the union of both",
+        "complete": "1 when every expected span is inside what the top N hits delivered",
+    }.get(kind, kind)
+
+
+def _legend(names: list[str]) -> list[str]:
+    """One line per kind of metric, naming its columns."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for n in names:
+        kind, _, at = n.partition("@")
+        groups.setdefault((kind, at.endswith("c")), []).append(n)
+    lines = [
+        "Columns: n is the number of questions, mean len the mean chunk length in "
+        "characters; each metric is a mean over the questions (N is the number after the @, "
+        "B the number of characters in `@Bc`):",
         "",
     ]
+    lines += [
+        f"- {', '.join(f'`{n}`' for n in cols)}: {_describe(kind, budget)}"
+        for (kind, budget), cols in groups.items()
+    ]
+    return [*lines, ""]
+
+
+#: What a loader counter means: the noun it counts and what happened to them.
+_LOADER_NOTES: dict[str, tuple[str, str]] = {
+    "answers_refound": ("answer", "re-found elsewhere in their context"),
+    "answers_refound_ci": ("answer", "re-found ignoring case"),
+    "answers_not_found": ("answer", "not found in their context"),
+    "answers_unusable": ("answer", "unusable (no offset or no letter)"),
+    "questions_using_later_answer": ("question", "answered by a later gold answer"),
+    "skipped_impossible": ("unanswerable question", "skipped"),
+    "questions_dropped": ("question", "dropped (no answer could be located)"),
+    "questions_without_corpus": ("question", "without their document"),
+    "references_unmappable": ("reference", "not found in their document"),
+    "shape_spans_without_text": ("answer span", "without text, left out by the shape"),
+    "shape_questions_dropped": ("question", "dropped by the shape"),
+}
+
+
+def _loader_note(stats: dict[str, int]) -> str:
+    """What the loader repaired or dropped, in words (nothing when it did nothing)."""
+    notes = [
+        f"{_count(stats[key], noun)} {what}"
+        for key, (noun, what) in _LOADER_NOTES.items()
+        if stats.get(key)
+    ]
+    return f" Loading: {'; '.join(notes)}." if notes else ""
+
+
+def _header(report: dict[str, Any]) -> list[str]:
+    ds, cfg = report["dataset"], report["config"]
+    shape = cfg.get("shape")
+    title = f"# Chunker benchmark: {ds['name']}" + (f", shape {shape}" if shape else "")
+    langs = ", ".join(f"{k}: {v}" for k, v in ds["languages"].items())
+    lines = [
+        title,
+        "",
+        f"{_count(ds['n_documents'], 'document')}, {_count(ds['n_queries'], 'question')} "
+        f"({langs}), format {ds['format']}"
+        + (f", documents laid out as `{shape}`" if shape else "")
+        + f". Retriever {cfg['retriever']}, k={cfg['k']}, embedder `{cfg['embedder']}`, "
+        f"delivery {cfg['expand']}, window units up to {cfg.get('window_chars', 0)} characters."
+        + _loader_note(ds["loader_stats"]),
+        "",
+    ]
+    shipped = cfg.get("shipped_default")
+    lines += [
+        f"`{shipped}` is the shipped default: the pipeline `jw rag ingest` and "
+        "`jw rag search` run with no options."
+        if shipped
+        else "No variant is the shipped default (its chunker, windows, delivery, "
+        "retriever and k as shipped).",
+        "",
+    ]
+    return lines
 
 
 def _summary(report: dict[str, Any]) -> list[str]:
@@ -79,7 +183,7 @@ def _summary(report: dict[str, Any]) -> list[str]:
             ]
         for lang, metrics, mean_len in blocks:
             cells = " | ".join(_f(metrics[n]["value"]) for n in ["ndcg@10", *budgets])
-            lines.append(f"| {v['name']} | {lang} | {mean_len:.0f} | {cells} |")
+            lines.append(f"| {_name(report, v['name'])} | {lang} | {mean_len:.0f} | {cells} |")
     return [*lines, ""]
 
 
@@ -94,7 +198,7 @@ def _variants(report: dict[str, Any]) -> list[str]:
     for v in report["variants"]:
         t = v["timings_s"]
         lines.append(
-            f"| {v['name']} | {v['n_chunks']} | {v.get('n_windows', 0)} | "
+            f"| {_name(report, v['name'])} | {v['n_chunks']} | {v.get('n_windows', 0)} | "
             f"{v['mean_chunk_chars']:.0f} | {v['median_chunk_chars']:.0f} | {t['chunk']:.2f} | "
             f"{t['embed_index']:.2f} | {t['search']:.2f} | {t['score']:.2f} |"
         )
@@ -108,22 +212,23 @@ def _metric_tables(report: dict[str, Any]) -> list[str]:
     lines = _table(
         "All questions",
         [
-            (v["name"], v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}")
+            (_name(report, v["name"]), v["n_queries"], v["metrics"], f"{v['mean_chunk_chars']:.0f}")
             for v in variants
         ],
         names,
     )
+    lines += _legend(names)
     langs = sorted({lang for v in variants for lang in v["by_language"]})
     for lang in langs if len(langs) > 1 else []:
         rows = [
-            (v["name"], b["n"], b["metrics"], f"{b['mean_chunk_chars']:.0f}")
+            (_name(report, v["name"]), b["n"], b["metrics"], f"{b['mean_chunk_chars']:.0f}")
             for v in variants
             if (b := v["by_language"].get(lang))
         ]
         lines += _table(f"Language {lang}", rows, names)
     multi = [
         (
-            v["name"],
+            _name(report, v["name"]),
             v["multi_span"]["n"],
             v["multi_span"]["metrics"],
             f"{v['mean_chunk_chars']:.0f}",
@@ -142,17 +247,19 @@ def _lifts(report: dict[str, Any]) -> list[str]:
     lines = [
         "## Lift over paragraph (paired bootstrap)",
         "",
-        "NDCG@10 judges the hits; NDCG@<B>c judges what was delivered within B characters.",
+        "NDCG@10 judges the hits; NDCG within B chars judges what was delivered within "
+        "B characters. Lift is relative (+10% is 1.1 times the baseline's mean), over the "
+        "same questions.",
         "",
-        "| comparison | metric | language | n | lift | 95% CI | gate |",
+        "| comparison | metric | language | questions | lift | 95% CI | gate |",
         "|---|---|---|---:|---:|---|---|",
     ]
     for table in [report["deltas"], *report.get("budget_deltas", {}).values()]:
         for key, per_lang in table.items():
             for lang, d in per_lang.items():
                 lines.append(
-                    f"| {key} | {d['metric']} | {lang} | {d['n']} | {_lift(d)} | "
-                    f"{d.get('gate', '–')} |"
+                    f"| {_comparison(key)} | {_metric_label(d['metric'])} | {lang} | {d['n']} | "
+                    f"{_lift(d)} | {d.get('gate', '–')} |"
                 )
     gate = report["gate"]
     if gate["min_lift"] is not None:
@@ -166,20 +273,41 @@ def _peer_lifts(report: dict[str, Any]) -> list[str]:
     peer = report.get("peer_deltas") or {}
     if not peer:
         return []
+    best = report.get("best_peers") or {}
+    n_peers = len(next(iter(next(iter(best.values())).values()))["peers"]) if best else 0
     lines = [
-        "## Lift over the best peer (paired bootstrap)",
+        "## Against the best peer (paired bootstrap)",
         "",
-        "Per language and budget, against the peer with the higher mean in that language.",
+        "Per budget and language, the best peer is the one of the run's "
+        f"{_count(n_peers, 'peer')} with the highest mean there; the JSON report has "
+        "every peer's mean.",
         "",
-        "| variant | metric | language | n | value | best peer | peer value | lift | 95% CI |",
+        "| metric | language | best peer | its value | runner-up | its value |",
+        "|---|---|---|---:|---|---:|",
+    ]
+    for metric, per_lang in best.items():
+        for lang, b in per_lang.items():
+            others = sorted(
+                ((v, p) for p, v in b["peers"].items() if p != b["peer"]), key=lambda t: -t[0]
+            )
+            second = f"{others[0][1]} | {_f(others[0][0])}" if others else "– | –"
+            lines.append(
+                f"| {_metric_label(metric)} | {lang} | {b['peer']} | {_f(b['value'])} | {second} |"
+            )
+    lines += [
+        "",
+        "| variant | metric | language | questions | value | best peer | peer value | lift "
+        "| 95% CI |",
         "|---|---|---|---:|---:|---|---:|---:|---|",
     ]
+    shipped = report["config"].get("shipped_default")
     for metric, table in peer.items():
-        for variant, per_lang in table.items():
+        ordered = sorted(table.items(), key=lambda kv: kv[0] != shipped)
+        for variant, per_lang in ordered:
             for lang, d in per_lang.items():
                 lines.append(
-                    f"| {variant} | {metric} | {lang} | {d['n']} | {_f(d['value'])} | "
-                    f"{d['peer']} | {_f(d['peer_value'])} | {_lift(d)} |"
+                    f"| {_name(report, variant)} | {_metric_label(metric)} | {lang} | {d['n']} | "
+                    f"{_f(d['value'])} | {d['peer']} | {_f(d['peer_value'])} | {_lift(d)} |"
                 )
     lines.append("")
     return lines

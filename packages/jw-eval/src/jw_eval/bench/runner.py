@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from jw_eval.metrics import BUDGETS
 from jw_eval.spans import DocRange
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
+    DEFAULT_PIPELINE,
     DEFAULT_SEARCH_MODE,
     DEFAULT_WINDOW_CHARS,
     EXPANSIONS,
@@ -39,8 +40,10 @@ from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
 from jw_rag.retrieve import search_depth
+from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
-from jw_rag.windows import window_units
+from jw_rag.units import DEFAULT_UNITS, UnitRules
+from jw_rag.windows import is_window, with_window_units
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
 
@@ -59,6 +62,7 @@ class BenchConfig:
     expand: str = DEFAULT_EXPANSION
     budgets: tuple[int, ...] = BUDGETS
     window_chars: int = DEFAULT_WINDOW_CHARS
+    units: UnitRules = DEFAULT_UNITS
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -81,6 +85,25 @@ class BenchConfig:
         """How ``spec``'s hits are delivered: its own ``+expansion``, else
         ``none`` for a peer and the run's expansion for our chunkers."""
         return spec.expand or ("none" if spec.peer else self.expand)
+
+    def is_shipped_default(self, spec: VariantSpec) -> bool:
+        """Whether ``spec`` run with this configuration is the pipeline users
+        get (:data:`jw_rag.defaults.DEFAULT_PIPELINE`): its chunker without
+        options, its retrieval units and window size, delivery (and reach),
+        retriever and ``k`` (the embedder is the run's, whatever it is)."""
+        p = DEFAULT_PIPELINE
+        units = spec.units if spec.units is not None else self.units
+        return (
+            not spec.peer
+            and spec.name == p.chunker
+            and not spec.options
+            and spec.reach is None
+            and units == p.units
+            and self.windows(spec) == p.units.window_chars
+            and self.expansion(spec) == p.expand
+            and self.retriever == p.mode
+            and self.k == p.k
+        )
 
     def windows(self, spec: VariantSpec) -> int:
         """Window size for ``spec`` (0 for peers: they index their chunks only)."""
@@ -122,16 +145,22 @@ class _Indexed:
 
 
 def _chunk(
-    dataset: Dataset, spec: VariantSpec, embedder: Embedder, window_chars: int, progress: Progress
+    dataset: Dataset, spec: VariantSpec, embedder: Embedder, config: BenchConfig, progress: Progress
 ) -> _Indexed:
-    chunker = VariantChunker(spec, embedder)
+    window_chars = config.windows(spec)
+    chunker = VariantChunker(spec, embedder, config.units)
     out = _Indexed({}, {}, {}, {})
     advance = progress(f"{spec.label}: chunk", len(dataset.documents))
     for doc_id, doc in dataset.documents.items():
         out.chunks[doc_id], out.parents[doc_id] = chunker.chunk_with_parents(doc)
-        out.windows[doc_id] = window_units(
-            out.chunks[doc_id], doc.paragraphs, max_chars=window_chars
-        )
+        units = chunker.units
+        out.windows[doc_id] = [
+            c for c in with_window_units(
+                out.chunks[doc_id], doc.paragraphs, max_chars=window_chars,
+                pooled=units.pooled_windows and not spec.peer,
+                wide_chars=units.wide_window_chars if window_chars and not spec.peer else 0,
+            ) if is_window(c)
+        ]  # fmt: skip
         for c in (*out.chunks[doc_id], *out.windows[doc_id]):
             out.ranges[c.id] = chunk_range(doc, c)
         advance(1)
@@ -139,19 +168,29 @@ def _chunk(
 
 
 def _index(store: Store, indexed: _Indexed, label: str, progress: Progress) -> None:
+    """Each document written as ingestion writes a source (units, windows and
+    parents through :func:`jw_rag.store.replace_sources`)."""
     advance = progress(f"{label}: embed+index", len(indexed.chunks))
     for doc_id, chunks in indexed.chunks.items():
-        units = [*chunks, *indexed.windows[doc_id]]
-        parents = indexed.parents[doc_id]
-        if parents:
-            store.replace_source(doc_id, units, parents=parents)  # type: ignore[call-arg]
-        else:
-            store.replace_source(doc_id, units)
+        units = _interleaved(chunks, indexed.windows[doc_id])
+        replace_sources(store, [SourceWrite(doc_id, units, None, indexed.parents[doc_id])])
         advance(1)
 
 
+def _interleaved(chunks: list[Chunk], windows: list[Chunk]) -> Iterator[Chunk]:
+    """Each window right after its last member, as ingestion writes them."""
+    after: dict[str, list[Chunk]] = {}
+    for w in windows:
+        after.setdefault(w.metadata["window"][-1], []).append(w)
+    for c in chunks:
+        yield c
+        yield from after.pop(c.id, ())
+    for rest in after.values():
+        yield from rest
+
+
 def _search(
-    store: Store, dataset: Dataset, config: BenchConfig, expand: str, label: str, progress: Progress
+    store: Store, dataset: Dataset, config: BenchConfig, spec: VariantSpec, progress: Progress
 ) -> list[tuple[BenchQuery, list[SearchHit], list[SearchHit]]]:
     """Each question through the product's two steps (what
     :func:`jw_rag.retrieve.retrieve` does): the store's ranking, searched
@@ -159,7 +198,8 @@ def _search(
     cap (the report's budgets decide what a reader gets). Returns the store's
     top ``k`` (what the rank metrics judge) and the delivered hits."""
     multilingual = len({d.language for d in dataset.documents.values()}) > 1
-    advance = progress(f"{label}: search", len(dataset.queries))
+    expand = config.expansion(spec)
+    advance = progress(f"{spec.label}: search", len(dataset.queries))
     out = []
     for q in dataset.queries:
         filters = {"language": q.language} if multilingual and q.language else None
@@ -169,7 +209,7 @@ def _search(
             mode=config.retriever,
             filters=filters,  # type: ignore[arg-type]
         )
-        delivered = deliver(store, raw, expand, q.query, config.k)
+        delivered = deliver(store, raw, expand, q.query, config.k, window=spec.reach)
         out.append((q, raw[: config.k], delivered))
         advance(1)
     return out
@@ -225,7 +265,7 @@ def run_variant(
     """Chunk, index, search and score one variant (see the module docstring)."""
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    indexed = _chunk(dataset, spec, embedder, config.windows(spec), progress)
+    indexed = _chunk(dataset, spec, embedder, config, progress)
     timings["chunk"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     safe = "".join(ch if ch.isalnum() else "_" for ch in spec.label)
@@ -234,7 +274,7 @@ def run_variant(
         _index(store, indexed, spec.label, progress)
         timings["embed_index"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        results = _search(store, dataset, config, config.expansion(spec), spec.label, progress)
+        results = _search(store, dataset, config, spec, progress)
         timings["search"] = time.perf_counter() - t0
     finally:
         close = getattr(store, "close", None)

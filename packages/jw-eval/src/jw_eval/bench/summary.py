@@ -11,6 +11,7 @@ import numpy as np
 
 from jw_eval.bench.measures import GATE, Measure
 from jw_eval.bench.report import (
+    BestPeer,
     LanguageSummary,
     Lift,
     LiftTable,
@@ -106,26 +107,38 @@ def _lang_values(run: VariantRun, lang: str, metric: str) -> list[float]:
 
 def peer_lift_table(
     runs: Sequence[VariantRun], specs: Sequence[VariantSpec], metrics: Sequence[str]
-) -> dict[str, dict[str, dict[str, PeerLift]]]:
-    """``{metric: {variant: {lang: PeerLift}}}``: each of our variants against
-    the best peer of the run in that language for that metric (the peer with
-    the highest mean), as a paired lift with its CI95. Empty without a peer."""
+) -> tuple[dict[str, dict[str, BestPeer]], dict[str, dict[str, dict[str, PeerLift]]]]:
+    """``(best, lifts)``: per metric and language, the best peer of the run
+    (the peer variant with the highest mean; the first listed on a tie) and,
+    ``{metric: {variant: {lang: PeerLift}}}``, each of our variants' paired
+    lift over it with its CI95. Both empty without a peer or without one of ours."""
     peers = [r for r, s in zip(runs, specs, strict=True) if s.peer]
     ours = [r for r, s in zip(runs, specs, strict=True) if not s.peer]
     if not peers or not ours:
-        return {}
+        return {}, {}
     langs = sorted({r["language"] for r in runs[0].rows})
+    best_table: dict[str, dict[str, BestPeer]] = {}
     out: dict[str, dict[str, dict[str, PeerLift]]] = {}
     for metric in metrics:
+        means = {
+            lang: {p.label: float(np.mean(_lang_values(p, lang, metric))) for p in peers}
+            for lang in langs
+        }
+        winners = {lang: max(peers, key=lambda p: means[lang][p.label]) for lang in langs}
+        best_table[metric] = {
+            lang: BestPeer(
+                w.label, means[lang][w.label], len(_lang_values(w, lang, metric)), means[lang]
+            )
+            for lang, w in winners.items()
+        }
         table: dict[str, dict[str, PeerLift]] = {}
         for run in ours:
             per_lang: dict[str, PeerLift] = {}
-            for lang in langs:
-                best = max(peers, key=lambda p: float(np.mean(_lang_values(p, lang, metric))))
+            for lang, best in winners.items():
                 b, v = _lang_values(best, lang, metric), _lang_values(run, lang, metric)
                 per_lang[lang] = PeerLift(
                     len(b), best.label, float(np.mean(v)), float(np.mean(b)), paired_lift(v, b)
                 )
             table[run.label] = per_lang
         out[metric] = table
-    return out
+    return best_table, out

@@ -7,9 +7,17 @@ chunker ``<peer>:<size>`` (``langchain-recursive``, ``chonkie-recursive``,
 
 A chunker variant indexes window units beside its chunks, as ingestion does
 (:mod:`jw_rag.windows`); the option ``windows=N`` sets their size for that
-variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. A peer is
+variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. The
+retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
+here too; ``units=off`` indexes the chunks as made, and ``passage_chars``,
+``split_above`` and ``group_below`` change the rules for that variant. A peer is
 run as its library ships it: its chunks only, delivered alone unless the label
-names an expansion."""
+names an expansion.
+
+The run's peer set (``--peers``, :func:`parse_peers`) is added to the listed
+variants (:func:`with_peers`); by default it is :data:`DEFAULT_PEERS`, the
+recursive splitters at the sizes that win on some shape of text. The best
+peer of a comparison is the best of every peer variant the run has."""
 
 from __future__ import annotations
 
@@ -17,11 +25,30 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError
+from jw_rag.units import NO_UNITS, UnitRules
 
-__all__ = ["PEERS", "VariantSpec", "parse_variant", "parse_variants"]
+__all__ = [
+    "DEFAULT_PEERS",
+    "PEERS",
+    "VariantSpec",
+    "parse_peers",
+    "parse_variant",
+    "parse_variants",
+    "with_peers",
+]
 
 PEERS = ("langchain-recursive", "chonkie-recursive", "chonkie-semantic", "semchunk")
 _DEFAULT_PEER_SIZE = 1500
+#: The peers every run adds unless ``--peers`` says otherwise.
+DEFAULT_PEERS: tuple[str, ...] = (
+    "langchain-recursive:1000",
+    "langchain-recursive:1500",
+    "langchain-recursive:2000",
+    "chonkie-recursive:1000",
+    "chonkie-recursive:1500",
+    "chonkie-recursive:2000",
+    "semchunk:1500",
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +63,10 @@ class VariantSpec:
     expand: str | None = None
     #: Window units' size in characters; ``None`` follows the run's default, 0 is none.
     windows: int | None = None
+    #: Retrieval unit rules; ``None`` follows the run's (the shipped pipeline's).
+    units: UnitRules | None = None
+    #: Chunks each way the expansion may reach; ``None``: the product's default.
+    reach: int | None = None
 
     @property
     def size(self) -> int:
@@ -77,12 +108,54 @@ def _parse_body(label: str, body: str) -> VariantSpec:
             f"or a peer ({', '.join(PEERS)})"
         )
     options = parse_chunker_spec(body)[1]
+    units = _units(label, options)
+    reach = options.pop("reach", None)
+    if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 0):
+        raise ConfigError(f"variant {label!r}: reach must be a number of chunks >= 0")
     windows = options.pop("windows", None)
     if windows is not None and (
         isinstance(windows, bool) or not isinstance(windows, int) or windows < 0
     ):
         raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")
-    return VariantSpec(label, name, options, windows=windows)
+    return VariantSpec(label, name, options, windows=windows, units=units, reach=reach)
+
+
+_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled", "wide")
+
+
+def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
+    """The variant's unit rules from its ``units=off`` / unit-size options (removed
+    from ``options``); ``None`` when it sets none."""
+    off = options.pop("units", None)
+    sizes = {k: options.pop(k) for k in _UNIT_OPTIONS if k in options}
+    if off is not None and str(off).lower() not in ("off", "false", "0", "none"):
+        raise ConfigError(f"variant {label!r}: units takes only 'off' (set sizes with "
+                          f"{', '.join(_UNIT_OPTIONS)})")  # fmt: skip
+    if off is not None:
+        if sizes:
+            raise ConfigError(f"variant {label!r}: units=off and unit sizes contradict")
+        return NO_UNITS
+    if not sizes:
+        return None
+    from jw_rag.defaults import DEFAULT_PIPELINE
+
+    current = DEFAULT_PIPELINE.units
+    values = {
+        "passage_chars": current.passage_chars, "split_above": current.split_above,
+        "group_below": current.group_below, "pooled_windows": current.pooled_windows,
+    }  # fmt: skip
+    if "pooled" in sizes:
+        values["pooled_windows"] = bool(sizes.pop("pooled"))
+    values["wide_window_chars"] = sizes.pop("wide", current.wide_window_chars)
+    values.update(sizes)
+    if values["group_below"] > values["passage_chars"]:
+        values["group_below"] = values["passage_chars"]
+    if values["split_above"] < values["passage_chars"]:
+        values["split_above"] = values["passage_chars"]
+    try:
+        return UnitRules(**values, window_chars=DEFAULT_PIPELINE.units.window_chars)
+    except ConfigError as exc:
+        raise ConfigError(f"variant {label!r}: {exc}") from None
 
 
 def parse_variants(text: str) -> list[VariantSpec]:
@@ -96,4 +169,39 @@ def parse_variants(text: str) -> list[VariantSpec]:
         raise ConfigError(f"variants lists a variant twice: {', '.join(labels)}")
     if not out:
         raise ConfigError("variants is empty: give e.g. paragraph,semantic")
+    return out
+
+
+def parse_peers(text: str | None) -> list[VariantSpec]:
+    """The run's peer set: ``None`` is :data:`DEFAULT_PEERS`, ``"none"`` no
+    peer, else comma-separated peer variants (``langchain-recursive:2000,semchunk:1500``)."""
+    if text is None:
+        return [parse_variant(p) for p in DEFAULT_PEERS]
+    if text.strip().lower() == "none":
+        return []
+    if not text.strip():
+        raise ConfigError("peers is empty: give peers such as semchunk:1500, or none")
+    specs = parse_variants(text)
+    for spec in specs:
+        if not spec.peer:
+            raise ConfigError(
+                f"peers lists {spec.label!r}, which is not a peer: use {', '.join(PEERS)} "
+                "with a size (e.g. semchunk:1500), or none"
+            )
+    return specs
+
+
+def _same_arm(spec: VariantSpec) -> tuple[str, int, str | None]:
+    return spec.name, spec.size, spec.expand
+
+
+def with_peers(specs: list[VariantSpec], peers: list[VariantSpec]) -> list[VariantSpec]:
+    """``specs`` followed by each peer they do not already list (a listed
+    ``langchain-recursive`` is ``langchain-recursive:1500``)."""
+    listed = {_same_arm(s) for s in specs if s.peer}
+    out = list(specs)
+    for peer in peers:
+        if _same_arm(peer) not in listed:
+            listed.add(_same_arm(peer))
+            out.append(peer)
     return out

@@ -21,6 +21,7 @@ from importlib import metadata as importlib_metadata
 from typing import Any
 
 from jw_rag.chunkers.protocol import Chunker
+from jw_rag.defaults import DEFAULT_CHUNKER
 from jw_rag.errors import ConfigError
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
 ]
 
 ENV_VAR = "JW_CHUNKER"
-DEFAULT_CHUNKER = "paragraph"
 ENTRY_POINT_GROUP = "jw_rag.chunkers"
 
 Factory = Callable[..., Chunker]

@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from jw_rag.defaults import DEFAULT_EMBEDDER
 from jw_rag.embed.cache import EmbeddingCache
 from jw_rag.embed.cached import CachedEmbedder
 from jw_rag.embed.e5 import E5_VARIANTS, E5Embedder
@@ -41,7 +42,6 @@ __all__ = [
 ]
 
 ENV_VAR = "JW_EMBEDDER"
-DEFAULT_EMBEDDER = "use"
 
 
 def _use(arg: str | None, kwargs: dict[str, Any]) -> Embedder:

@@ -4,8 +4,14 @@ Everything that can fail (reading, parsing, chunking) happens before the store
 is touched, so a bad source never changes what is stored.
 
 The content hash covers every paragraph (text, id, page, heading path, kind),
-the title and language, and the chunker's identity (name, version, ``params()``): re-
-ingesting an unchanged source with the same chunker is skipped by the store.
+the title and language, and the chunker's identity (name, version, ``params()``); the
+stored hash adds the unit rules and window size (:func:`indexed_hash`): re-ingesting
+an unchanged source with the same chunker and units is skipped by the store.
+
+The chunker's chunks become retrieval units (:mod:`jw_rag.units`: long chunks
+cut into passages, runs of tiny ones grouped) and window units
+(:mod:`jw_rag.windows`) as :data:`jw_rag.defaults.DEFAULT_PIPELINE` says;
+``units=`` chooses other rules (``jw_rag.units.NO_UNITS``: the chunks as made).
 """
 
 from __future__ import annotations
@@ -13,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
@@ -25,15 +30,18 @@ from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
-from jw_rag.windows import DEFAULT_WINDOW_CHARS, iter_window_units
+from jw_rag.units import DEFAULT_UNITS, UnitRules, passages
+from jw_rag.windows import with_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
+    "add_embed_prefix",
     "ChunkerArg",
     "IngestResult",
     "check_language",
     "chunk_document",
     "content_hash",
+    "indexed_hash",
     "ingest_document",
     "ingest_documents",
     "ingest_parsed",
@@ -102,7 +110,8 @@ def _source_metadata(doc: Document, chunker: Chunker) -> dict[str, Any]:
     return meta
 
 
-def _add_embed_prefix(chunks: list[Chunk], title: str) -> None:
+def add_embed_prefix(chunks: list[Chunk], title: str) -> None:
+    """Set each chunk's ``embed_prefix`` to the title and its heading path (as ingestion does)."""
     for c in chunks:
         parts: list[str] = [title] if title else []
         for h in c.metadata.get("heading_path") or ():
@@ -143,20 +152,26 @@ def _chunk_units(doc: Document, chunker: Chunker, meta: dict[str, Any]) -> list[
     return out
 
 
-def chunk_document(doc: Document, *, chunker: ChunkerArg = None) -> list[Chunk]:
-    """The chunks ``ingest_document`` would store for ``doc``.
+def chunk_document(
+    doc: Document, *, chunker: ChunkerArg = None, units: UnitRules = DEFAULT_UNITS
+) -> list[Chunk]:
+    """The chunks ``ingest_document`` would store for ``doc`` (window units aside):
+    the chunker's chunks made into retrieval units by ``units`` (:mod:`jw_rag.units`).
 
     Documents whose ``metadata["unit"]`` is ``"verse"`` (Bible chapters) are
     chunked one paragraph at a time, so no chunk spans two verses.
     """
-    return chunk_document_with_parents(doc, chunker=chunker)[0]
+    return chunk_document_with_parents(doc, chunker=chunker, units=units)[0]
 
 
 def chunk_document_with_parents(
-    doc: Document, *, chunker: ChunkerArg = None
+    doc: Document, *, chunker: ChunkerArg = None, units: UnitRules = DEFAULT_UNITS
 ) -> tuple[list[Chunk], list[Chunk]]:
     """``(chunks, parents)`` for ``doc``: parents come from chunkers that build a
-    hierarchy (``ParentChildChunker``); other chunkers give none."""
+    hierarchy (``ParentChildChunker``); other chunkers give none. Chunks of a
+    hierarchy and verses are kept as made; others become units by ``units``."""
+    if not isinstance(units, UnitRules):
+        raise TypeError(f"units must be a UnitRules, got {type(units).__name__}")
     resolved = resolve_chunker(chunker)
     if not any(p.text.strip() for p in doc.paragraphs):
         raise IngestError(f"{doc.source_id}: the document has no text to index")
@@ -168,8 +183,9 @@ def chunk_document_with_parents(
     elif hierarchy is not None:
         chunks, parents = hierarchy(doc.paragraphs, doc.source_id, metadata=meta)
     else:
-        chunks = resolved.chunk(doc.paragraphs, doc.source_id, metadata=meta)
-    _add_embed_prefix(chunks, doc.title)
+        chunks = passages(resolved.chunk(doc.paragraphs, doc.source_id, metadata=meta),
+                          doc.paragraphs, units)  # fmt: skip
+    add_embed_prefix(chunks, doc.title)
     return chunks, parents
 
 
@@ -184,9 +200,12 @@ def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool)
     )
 
 
-def _indexed_hash(doc: Document, chunker: Chunker, windows: int) -> str:
-    """The stored content hash: the document and chunker's, plus the window size."""
+def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, windows: int) -> str:
+    """The stored content hash: the document and chunker's, plus the unit
+    rules (when they split or group) and the window size."""
     digest = content_hash(doc, chunker)
+    if units.active:
+        digest = f"{digest}+{units.identity()}"
     return digest if not windows else f"{digest}+w{windows}"
 
 
@@ -196,28 +215,35 @@ def ingest_documents(
     *,
     chunker: ChunkerArg = None,
     replace: bool = False,
-    windows: int = DEFAULT_WINDOW_CHARS,
+    windows: int | None = None,
     skipped: list[SkippedFile] | None = None,
+    units: UnitRules = DEFAULT_UNITS,
 ) -> list[IngestResult]:
     """Chunk every document first, then replace every source in one transaction
     (all stored or none; unchanged ones skipped, see :func:`jw_rag.store.replace_sources`).
 
     A source id already stored from another origin (another file or URL) is
     refused unless ``replace``, and documents that would share an id are told
-    apart or refused (see :mod:`jw_rag.ingest._identity`). Window units of up
-    to ``windows`` characters are indexed beside the chunks
-    (:mod:`jw_rag.windows`; 0 for none). With a ``skipped`` list, a file one of
+    apart or refused (see :mod:`jw_rag.ingest._identity`). The chunks become
+    retrieval units by ``units`` (:mod:`jw_rag.units`), and window units of up
+    to ``windows`` characters (default ``units.window_chars``; 0 for none) are
+    indexed beside them (:mod:`jw_rag.windows`). With a ``skipped`` list, a file one of
     whose documents cannot be chunked (no text to index...) is left out, all
     its documents with it, and listed there with the reason."""
     resolved = resolve_chunker(chunker)
+    if windows is None:
+        windows = units.window_chars
     moved = settle_source_ids(store, docs, replace=replace)
-    prepared = _chunk_all(docs, resolved, skipped)
+    prepared = _chunk_all(docs, resolved, skipped, units)
     writes = []
     for doc, chunks, parents in prepared:
-        units = chain(chunks, iter_window_units(chunks, doc.paragraphs, max_chars=windows))
-        digest = None if doc.source_id in moved else _indexed_hash(doc, resolved, windows)
+        indexed = with_window_units(
+            chunks, doc.paragraphs, max_chars=windows, pooled=units.pooled_windows,
+            wide_chars=units.wide_window_chars if windows else 0,
+        )  # fmt: skip
+        digest = None if doc.source_id in moved else indexed_hash(doc, resolved, units, windows)
         meta = _source_metadata(doc, resolved)
-        writes.append(SourceWrite(doc.source_id, units, digest, parents, meta))
+        writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta))
     changed = replace_sources(store, writes)
     return [
         _result(doc, chunks, resolved, done)
@@ -226,7 +252,7 @@ def ingest_documents(
 
 
 def _chunk_all(
-    docs: list[Document], chunker: Chunker, skipped: list[SkippedFile] | None
+    docs: list[Document], chunker: Chunker, skipped: list[SkippedFile] | None, units: UnitRules
 ) -> list[tuple[Document, list[Chunk], list[Chunk]]]:
     """``(doc, chunks, parents)`` for every document; with ``skipped``, the
     documents of a file that fails (see :func:`ingest_documents`) left out."""
@@ -234,7 +260,7 @@ def _chunk_all(
     bad: dict[str, str] = {}
     for doc in docs:
         try:
-            prepared.append((doc, *chunk_document_with_parents(doc, chunker=chunker)))
+            prepared.append((doc, *chunk_document_with_parents(doc, chunker=chunker, units=units)))
         except PER_FILE_ERRORS as exc:
             if skipped is None:
                 raise
@@ -256,11 +282,14 @@ def ingest_document(
     *,
     chunker: ChunkerArg = None,
     replace: bool = False,
-    windows: int = DEFAULT_WINDOW_CHARS,
+    windows: int | None = None,
+    units: UnitRules = DEFAULT_UNITS,
 ) -> IngestResult:
     """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged;
-    ``replace`` and ``windows`` as in :func:`ingest_documents`)."""
-    return ingest_documents(store, [doc], chunker=chunker, replace=replace, windows=windows)[0]
+    ``replace``, ``windows`` and ``units`` as in :func:`ingest_documents`)."""
+    return ingest_documents(
+        store, [doc], chunker=chunker, replace=replace, windows=windows, units=units
+    )[0]
 
 
 def ingest_parsed(

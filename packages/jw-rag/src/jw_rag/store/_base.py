@@ -29,6 +29,7 @@ from jw_rag.errors import ConfigError, EmbeddingError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
+from jw_rag.store._pooling import PooledMembers
 from jw_rag.store._rows import (
     ChunkRow,
     check_source_metadata,
@@ -398,6 +399,7 @@ class StoreCore(ABC, Generic[ConnT]):
         is nothing to embed. Returns how many rows were staged."""
 
         checked = False
+        recent = PooledMembers()
 
         def embed(rows: list[ChunkRow]) -> Vectors:
             nonlocal checked
@@ -405,7 +407,7 @@ class StoreCore(ABC, Generic[ConnT]):
                 with self._reading() as conn:
                     self._check_model(conn)
                 checked = True
-            return self._embed([r.embed_input for r in rows])
+            return recent.vectors(rows, lambda texts: self._embed(texts))
 
         return staged.stage(part, chunks, embed, check)
 
