@@ -8,7 +8,7 @@ temporary ``JW_HOME`` and ``TMPDIR`` and the fake embedder
 own environment (the same locked packages, without uv's start-up), and the
 README's ``/tmp/jw`` becomes a folder inside the temporary one. Each command's
 exit code must be the one listed in :data:`EXIT_CODES` (0 unless the README
-says otherwise). A command that needs the network, ``../shared/bench-data``,
+says otherwise). The ```python blocks then run in the same folder and home. A command that needs the network, ``../shared/bench-data``,
 a model file or a change to the environment is listed in :data:`EXCUSED`
 with the reason; a README command in neither list fails the test, and so
 does an excuse for a command the README no longer has.
@@ -77,6 +77,10 @@ EXIT_CODES: dict[str, int] = {
 
 def bash_blocks(text: str) -> list[str]:
     return re.findall(r"^```bash\n(.*?)^```", text, re.S | re.M)
+
+
+def python_blocks(text: str) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
 
 
 def commands(block: str) -> list[str]:
@@ -188,6 +192,26 @@ def test_readme_commands_exit_as_documented(tmp_path: Path) -> None:
     gate = next(n for n, c in enumerate(ran) if "--min-lift" in c)
     assert (work / f".err.{gate}").read_text().splitlines()[-1].startswith("gate failed: ")
     assert (work / "tmp-jw" / "store.sqlite").is_file()
+    # The Python blocks, in the same folder and home: the quick start opens the
+    # store the CLI quick start built, and the adapters' examples print a line
+    # per chunk.
+    printed = []
+    for block in python_blocks(_readme()):
+        run = subprocess.run(
+            [sys.executable, "-c", block.replace("/tmp/jw", str(work / "tmp-jw"))],
+            env=env,
+            cwd=work,
+            timeout=120,
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, (block, run.stderr[-2000:])
+        printed.append(run.stdout.splitlines())
+    assert len(printed) == 3
+    assert len(printed[0]) == 3 and printed[0][0].startswith("1 ")
+    assert len(printed[1]) == 2 and "notes Many believe" in printed[1][0]
+    assert "notes Gardens need water" in printed[1][1]
+    assert [line.split()[0] for line in printed[2]] == ["True", "True"]
 
 
 def _slug(heading: str) -> str:
