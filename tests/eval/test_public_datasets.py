@@ -265,3 +265,37 @@ def test_a_file_as_dest_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     (tmp_path / "f").write_text("x")
     assert main(["eval", "datasets", "get", "xquad", "--dest", str(tmp_path / "f")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_an_empty_answer_is_a_checksum_mismatch(tmp_path: Path) -> None:
+    with pytest.raises(DatasetDownloadError, match="checksum mismatch for faquad/dataset.json"):
+        get_public_dataset("faquad", tmp_path / "out", fetch=lambda url, timeout: b"")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_link_in_place_of_a_file_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text("keep me")
+    target = tmp_path / "out" / "faquad" / "dataset.json"
+    target.parent.mkdir(parents=True)
+    target.symlink_to(outside)
+    with pytest.raises(DatasetDownloadError, match="is not a regular file"):
+        get_public_dataset("faquad", tmp_path / "out", force=True, fetch=lambda u, t: b"x")
+    assert outside.read_text() == "keep me"
+
+
+def test_the_upstream_addresses_are_the_authors_repositories() -> None:
+    hosts = {
+        name: {item.url.split("/")[3] + "/" + item.url.split("/")[4] for item in files}
+        for name, files in PUBLIC_DATASETS.items()
+    }
+    assert hosts == {
+        "xquad": {"google-deepmind/xquad"},
+        "faquad": {"liafacom/faquad"},
+        "chroma": {"brandonstarxel/chunking_evaluation"},
+    }
+    for files in PUBLIC_DATASETS.values():
+        for item in files:
+            assert item.url.startswith("https://raw.githubusercontent.com/")
+            assert item.url.rsplit("/", 1)[1] == item.path.rsplit("/", 1)[1]
+            assert len(item.sha256) == 64 and int(item.sha256, 16) >= 0
