@@ -217,7 +217,8 @@ def ingest_documents(
         units = chain(chunks, iter_window_units(chunks, doc.paragraphs, max_chars=windows))
         digest = None if doc.source_id in moved else _indexed_hash(doc, resolved, windows)
         meta = _source_metadata(doc, resolved)
-        writes.append(SourceWrite(doc.source_id, units, digest, parents, meta))
+        keep = not replace and bool(meta.get("origin"))
+        writes.append(SourceWrite(doc.source_id, units, digest, parents, meta, keep_origin=keep))
     changed = replace_sources(store, writes)
     return [
         _result(doc, chunks, resolved, done)

@@ -1,0 +1,95 @@
+"""What a new user's and an attacker's review of the trust fixes found, one
+test per finding, each asserting what the user sees: the exit code or error
+line, and the data still there."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp_client import connect
+
+from jw_rag.embed.fake import FakeEmbedder
+from jw_rag.errors import IngestError
+from jw_rag.ingest import ingest_text
+from jw_rag.store import SQLiteStore, before_writes
+
+
+def _texts(path: Path, source_id: str) -> list[str]:
+    with closing(sqlite3.connect(path)) as conn:
+        rows = conn.execute(
+            "SELECT text FROM chunks WHERE source_id = ? AND chunker != 'window'", (source_id,)
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def test_two_files_racing_for_one_source_id_never_overwrite_each_other(tmp_path: Path) -> None:
+    """Two processes ingest different files under one id at the same time: each
+    checked the id while it was free, so both used to report "stored" and the
+    later one silently replaced the other without --replace."""
+    path = tmp_path / "store.sqlite"
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text("The first file speaks of lamps.\n", "utf-8")
+    second.write_text("The second file speaks of rivers.\n", "utf-8")
+    mine, other = SQLiteStore(path, FakeEmbedder()), SQLiteStore(path, FakeEmbedder())
+    raced = []
+
+    def other_process_writes_first() -> None:
+        if not raced:
+            raced.append(True)
+            ingest_text(other, second, source_id="notes")
+
+    with before_writes(other_process_writes_first), pytest.raises(IngestError) as err:
+        ingest_text(mine, first, source_id="notes")
+    message = str(err.value)
+    assert "\n" not in message
+    assert str(second) in message and str(first) in message and "--replace" in message
+    assert _texts(path, "notes") == ["The second file speaks of rivers."]
+    assert mine.get_source("notes")["metadata"]["origin"] == second.as_posix()
+
+    raced.clear()  # with --replace the later ingest wins, as asked
+    with before_writes(other_process_writes_first):
+        ingest_text(mine, first, source_id="notes", replace=True)
+    assert _texts(path, "notes") == ["The first file speaks of lamps."]
+    mine.close()
+    other.close()
+
+
+def test_agents_cannot_name_a_model_file_for_the_llm_chunker(tmp_path: Path) -> None:
+    """``llm:provider=llamacpp,model=/etc/shadow`` from an agent used to be
+    accepted: the server opened the file outside every root and the chunks'
+    ``llm_status`` told the agent its first bytes (or that it did not exist)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "note.txt").write_text("A note about gardens.\n\nHowever, another about water.\n")
+    secret = tmp_path / "secret.gguf"
+    secret.write_text("root:x:0:0\n")
+    refusal = (
+        "Error executing tool {tool}: chunker option {option!r} names a file, folder or model "
+        "on the server: that is a server-side setting ($JW_CHUNKER), not taken from a client; "
+        "drop it"
+    )
+
+    async def scenario() -> None:
+        async with connect(tmp_path, "--root", str(root)) as c:
+            error, message = await c.call("set_chunker", name="llm", options={"model": str(secret)})
+            assert (error, message) == (True, refusal.format(tool="set_chunker", option="model"))
+            error, message = await c.call(
+                "ingest_text", url_or_path="note.txt", chunker="llm",
+                chunker_options={"provider": "llamacpp", "model": str(secret)},
+            )  # fmt: skip
+            assert (error, message) == (
+                True, refusal.format(tool="ingest_text", option="provider"))  # fmt: skip
+            error, message = await c.call(
+                "set_chunker", name="llm", options={"provider": "anthropic"}
+            )
+            assert (error, message) == (
+                True, refusal.format(tool="set_chunker", option="provider"))  # fmt: skip
+            assert (await c.call("get_chunker"))[1]["chunker"] == "paragraph"
+            error, result = await c.call("ingest_text", url_or_path="note.txt")
+            assert not error and result["chunks"] >= 1  # the store is usable as before
+
+    anyio.run(scenario)
