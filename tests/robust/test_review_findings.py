@@ -9,12 +9,16 @@ from contextlib import closing
 from pathlib import Path
 
 import anyio
+import numpy as np
 import pytest
 from mcp_client import connect
 
+from jw_rag.embed.cache import EmbeddingCache, text_key
+from jw_rag.embed.cached import CachedEmbedder
 from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.errors import IngestError
 from jw_rag.ingest import ingest_text
+from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore, before_writes
 
 
@@ -93,3 +97,28 @@ def test_agents_cannot_name_a_model_file_for_the_llm_chunker(tmp_path: Path) -> 
             assert not error and result["chunks"] >= 1  # the store is usable as before
 
     anyio.run(scenario)
+
+
+def test_a_damaged_embedding_cache_entry_does_not_break_search(tmp_path: Path) -> None:
+    """A cached vector whose bytes were damaged into NaN or infinity used to be
+    served: every search for that question failed, blaming the embedder
+    ("fix the embedder"), though the model and the store were fine."""
+    inner = FakeEmbedder(dim=16)
+    embedder = CachedEmbedder(inner, EmbeddingCache(tmp_path / "cache.sqlite"))
+    store = SQLiteStore(tmp_path / "store.sqlite", embedder)
+    (tmp_path / "lamps.txt").write_text("Lamps give light in the evening.\n", "utf-8")
+    ingest_text(store, tmp_path / "lamps.txt")
+    question, other = "Which lamps give light?", "Where is the light?"
+    with closing(sqlite3.connect(tmp_path / "cache.sqlite")) as conn:
+        for text, value in ((question, np.nan), (other, np.inf)):
+            conn.execute(
+                "INSERT OR REPLACE INTO embeddings (model_id, text_sha256, dim, vector) "
+                "VALUES (?, ?, ?, ?)",
+                (inner.model_id, text_key(text), 16, np.full(16, value, np.float32).tobytes()),
+            )
+        conn.commit()
+    for text in (question, other):
+        hits = retrieve(store, text, k=3, mode="dense")
+        assert [h.chunk.source_id for h in hits] == ["lamps"]
+        assert np.allclose(embedder.embed([text]), inner.embed([text]))
+    store.close()
