@@ -4,7 +4,10 @@ line, and the data still there."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import numpy as np
 import pytest
 from mcp_client import connect
 
+from jw_rag.chunkers.markers import MAX_MARKERS_BYTES
 from jw_rag.embed.cache import EmbeddingCache, text_key
 from jw_rag.embed.cached import CachedEmbedder
 from jw_rag.embed.fake import FakeEmbedder
@@ -122,3 +126,41 @@ def test_a_damaged_embedding_cache_entry_does_not_break_search(tmp_path: Path) -
         assert [h.chunk.source_id for h in hits] == ["lamps"]
         assert np.allclose(embedder.embed([text]), inner.embed([text]))
     store.close()
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "huge"])
+def test_a_markers_path_that_is_no_regular_file_is_one_line(tmp_path: Path, kind: str) -> None:
+    """``--chunker semantic:markers_path=/dev/zero`` grew to 14 GB before anything
+    stopped it, and a FIFO waited for ever; each is now refused before it is read."""
+    text = tmp_path / "note.txt"
+    text.write_text("A note about gardens.\n\nHowever, another about water.\n")
+    if kind == "device":
+        markers = Path("/dev/zero")
+        reason = "it is not a regular file (a FIFO, device or socket)"
+    elif kind == "fifo":
+        markers = tmp_path / "markers.fifo"
+        os.mkfifo(markers)
+        reason = "it is not a regular file (a FIFO, device or socket)"
+    else:
+        markers = tmp_path / "markers.json"
+        with markers.open("wb") as f:
+            f.truncate(MAX_MARKERS_BYTES + 1)
+        reason = "it is over 16 MiB"
+    spec = f"semantic:markers_path={markers}"
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from jw_cli.app import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, "rag", "chunk", str(text), "--chunker", spec],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "JW_EMBEDDER": "fake", "JW_HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    assert (
+        run.stderr == f"error: cannot read markers file {markers}: {reason}; give the "
+        "marker lists' JSON file\n"
+    )
+    assert run.stdout == ""
