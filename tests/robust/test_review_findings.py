@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from mcp_client import connect
 
+from jw_cli.app import main
 from jw_rag.chunkers.markers import MAX_MARKERS_BYTES
 from jw_rag.embed.cache import EmbeddingCache, text_key
 from jw_rag.embed.cached import CachedEmbedder
@@ -164,3 +165,30 @@ def test_a_markers_path_that_is_no_regular_file_is_one_line(tmp_path: Path, kind
         "marker lists' JSON file\n"
     )
     assert run.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "command", [["rag", "stats"], ["rag", "search", "water"], ["rag", "ingest", "text"]]
+)
+def test_a_store_path_that_is_a_fifo_or_device_is_named_as_such(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+) -> None:
+    """``--store`` naming a FIFO or /dev/null was "no store at ..." for reads
+    (though it exists), and for an ingest "the disk reported an I/O error; check
+    the disk" or "cannot rollback - no transaction is active"."""
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    fifo = tmp_path / "store.fifo"
+    os.mkfifo(fifo)
+    note = tmp_path / "note.txt"
+    note.write_text("A note about water.\n")
+    argv = [*command, *([str(note)] if command[-1] == "text" else [])]
+    for store in (fifo, Path("/dev/null")):
+        code = main([*argv, "--store", str(store)])
+        err = capsys.readouterr().err
+        assert (code, err) == (
+            1, f"error: store path {store} is not a regular file (a FIFO, device or socket): "
+            "give a file path\n")  # fmt: skip
+    assert fifo.exists() and not fifo.is_file()
