@@ -192,3 +192,21 @@ def test_a_store_path_that_is_a_fifo_or_device_is_named_as_such(
             1, f"error: store path {store} is not a regular file (a FIFO, device or socket): "
             "give a file path\n")  # fmt: skip
     assert fifo.exists() and not fifo.is_file()
+
+
+def test_a_source_id_with_a_line_break_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--source-id $'a\\nb'`` was stored: the id then printed as two lines in
+    every listing, and a script reading ``jw rag stats`` saw two sources."""
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    note = tmp_path / "note.txt"
+    note.write_text("A note about water.\n")
+    store = str(tmp_path / "store.sqlite")
+    for bad in ("a\nb", "a\tb", "a\x1bb"):
+        code = main(["rag", "ingest", "text", str(note), "--source-id", bad, "--store", store])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith(f"error: source_id {bad!r} holds a control character")
+    assert not Path(store).exists()  # nothing was stored
+    assert main(["rag", "ingest", "text", str(note), "--source-id", "ü/ñ", "--store", store]) == 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -309,10 +310,21 @@ def with_language(doc: Document, language: str | None) -> Document:
     return doc
 
 
+def check_source_id(source_id: str) -> str:
+    """``source_id`` when it is a usable id: not empty, one line, no control characters."""
+    if not source_id.strip():
+        raise ConfigError("source_id must not be empty")
+    control = next((c for c in source_id if unicodedata.category(c) == "Cc"), None)
+    if control is not None:
+        raise ConfigError(
+            f"source_id {source_id!r} holds a control character ({control!r}): give an id "
+            "on one line, without tabs or other control characters"
+        )
+    return source_id
+
+
 def with_source_id(doc: Document, source_id: str | None) -> Document:
-    """``doc`` with the caller's source id when one is given (not empty)."""
+    """``doc`` with the caller's source id when one is given (:func:`check_source_id`)."""
     if source_id is not None:
-        if not source_id.strip():
-            raise ConfigError("source_id must not be empty")
-        doc.source_id = source_id
+        doc.source_id = check_source_id(source_id)
     return doc
