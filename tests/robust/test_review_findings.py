@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from contextlib import closing
 from pathlib import Path
 
@@ -210,3 +211,32 @@ def test_a_source_id_with_a_line_break_is_refused(
         assert err.startswith(f"error: source_id {bad!r} holds a control character")
     assert not Path(store).exists()  # nothing was stored
     assert main(["rag", "ingest", "text", str(note), "--source-id", "ü/ñ", "--store", store]) == 0
+
+
+def test_a_full_temporary_folder_is_named_and_the_store_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder ingest larger than one batch stages the rest in a temporary
+    file; with the temporary folder full it ended in "error: No space left on
+    device", naming neither the folder nor what was stored."""
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    store = str(tmp_path / "store.sqlite")
+    kept = tmp_path / "kept.txt"
+    kept.write_text("A note to keep about lamps.\n")
+    assert main(["rag", "ingest", "text", str(kept), "--store", store]) == 0
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(30):
+        (folder / f"f{i}.txt").write_text("\n\n".join(f"Water {i} {j}." for j in range(20)))
+    capsys.readouterr()
+    full = lambda **_kw: open("/dev/full", "w+b")  # noqa: E731, SIM115 - every write: ENOSPC
+    monkeypatch.setattr("jw_rag.store._staging.tempfile.TemporaryFile", full)
+    code = main(["rag", "ingest", "text", str(folder), "--store", store])
+    err = capsys.readouterr().err
+    assert (code, err) == (
+        1, f"error: the temporary folder {tempfile.gettempdir()} cannot hold this write's "
+        "staged batches (No space left on device); nothing was stored: free space there or "
+        "set TMPDIR to a folder with room\n")  # fmt: skip
+    monkeypatch.undo()
+    with SQLiteStore(store, FakeEmbedder(), read_only=True) as s:
+        assert s.stats()["per_source"] == {"kept": 1}
