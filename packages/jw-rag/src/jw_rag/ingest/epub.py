@@ -23,7 +23,13 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
 from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._source import Loaded, check_archive, read_path
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_documents, with_language
+from jw_rag.ingest.pipeline import (
+    ChunkerArg,
+    IngestResult,
+    check_source_id,
+    ingest_documents,
+    with_language,
+)
 from jw_rag.model import Document
 from jw_rag.store.protocol import Store
 
@@ -151,6 +157,8 @@ def ingest_epub(
     replace: bool = False,
 ) -> list[IngestResult]:
     """Parse every chapter first, then store each (``source_id`` prefixes chapter ids)."""
+    if source_id is not None:
+        check_source_id(source_id)
     docs = parse_epub_bytes(read_path(path), base_id=source_id)
     for doc in docs:
         with_language(doc, language)
