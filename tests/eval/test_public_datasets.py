@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import os
 import shutil
 import socket
 import threading
@@ -299,3 +300,37 @@ def test_the_upstream_addresses_are_the_authors_repositories() -> None:
             assert item.url.startswith("https://raw.githubusercontent.com/")
             assert item.url.rsplit("/", 1)[1] == item.path.rsplit("/", 1)[1]
             assert len(item.sha256) == 64 and int(item.sha256, 16) >= 0
+
+
+def test_a_failed_move_removes_what_was_made(
+    shared_bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second file cannot be moved into place: the first, already moved,
+    the temporary files and the folders made (above dest too) are removed."""
+
+    def fetch(url: str, timeout: float) -> bytes:
+        return (shared_bench / url.split("/m/", 1)[1]).read_bytes()
+
+    real_replace = os.replace
+    calls: list[str] = []
+
+    def replace(src: str, dst: str) -> None:
+        calls.append(str(dst))
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device", str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(public.os, "replace", replace)
+    with pytest.raises(OSError, match="No space left"):
+        get_public_dataset("xquad", tmp_path / "a" / "b", mirror="http://x/m", fetch=fetch)
+    assert len(calls) == 2
+    assert _everything(tmp_path) == []
+
+
+def test_dest_whose_parents_are_missing_is_made(shared_bench: Path, tmp_path: Path) -> None:
+    def fetch(url: str, timeout: float) -> bytes:
+        return (shared_bench / url.split("/m/", 1)[1]).read_bytes()
+
+    results = get_public_dataset("faquad", tmp_path / "a" / "b", mirror="http://x/m", fetch=fetch)
+    assert [r.status for r in results] == ["downloaded"]
+    assert (tmp_path / "a" / "b" / "faquad" / "dataset.json").is_file()

@@ -199,35 +199,44 @@ def get_public_dataset(
                 "nothing was written"
             )
         payloads.append((item, target, existed, data))
-    _write_all(root, payloads)
+    _write_all(payloads)
     for _item, target, existed, data in payloads:
         results.append(FileResult(target, "replaced" if existed else "downloaded", len(data)))
     order = {item.path: i for i, item in enumerate(files)}
     return sorted(results, key=lambda r: order[r.path.relative_to(root).as_posix()])
 
 
-def _write_all(root: Path, payloads: list[tuple[PublicFile, Path, bool, bytes]]) -> None:
+def _write_all(payloads: list[tuple[PublicFile, Path, bool, bytes]]) -> None:
     """Write every checked file to a temporary file beside its target, then
-    move them all into place; on any failure remove what was made."""
+    move them all into place; on any failure remove what was made (temporary
+    files, files that were not there before, folders made)."""
     made_dirs: list[Path] = []
-    temps: list[tuple[Path, Path]] = []
+    temps: list[tuple[Path, Path, bool]] = []
+    placed: list[Path] = []
     try:
-        for _item, target, _existed, data in payloads:
+        for _item, target, existed, data in payloads:
             for parent in reversed(target.parents):
-                if not parent.exists() and (parent == root or root in parent.parents):
-                    parent.mkdir()
+                if not parent.exists():
+                    try:
+                        parent.mkdir()
+                    except FileExistsError:  # made meanwhile by another download
+                        continue
                     made_dirs.append(parent)
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-            temps.append((Path(tmp), target))
+            temps.append((Path(tmp), target, existed))
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
                 out.flush()
                 os.fsync(out.fileno())
-        for tmp, target in temps:
+        for tmp, target, existed in temps:
             os.replace(tmp, target)
+            if not existed:
+                placed.append(target)
     except BaseException:
-        for tmp, _target in temps:
+        for tmp, _target, _existed in temps:
             tmp.unlink(missing_ok=True)
+        for target in placed:
+            target.unlink(missing_ok=True)
         for folder in reversed(made_dirs):
             try:
                 folder.rmdir()
