@@ -166,7 +166,10 @@ def test_conflict_first_action_wins_and_answer_is_not_cached() -> None:
         (_answer({"op": "split", "chunk_index": 0, "after_paragraph": 1}), "has 1 paragraph"),
         (_answer({"op": "split", "chunk_index": True, "after_paragraph": 1}), "integer"),
         (_answer({"op": "rewrite", "chunk_index": 0}), "op must be"),
+        ('{"actions": [{"op": "merge", "chunk_indices": [0, 1' + "9" * 5000 + "]}]}", "no JSON"),
+        (_answer(*[{"op": "merge", "chunk_indices": [0, 1]}] * 50_000), "50000 actions for 3"),
     ],
+    ids=lambda v: v[:40] if isinstance(v, str) else None,
 )
 def test_garbage_answers_leave_semantic_chunks_and_are_not_cached(answer, reason) -> None:
     chunker, fake = _chunker([answer, answer])

@@ -16,7 +16,8 @@ object whose ``complete`` takes no ``schema`` keyword is asked without it).
 
 Validation (any failure rejects the whole answer: ``invalid_answer: ...``):
 the answer holds one JSON object with an ``actions`` list (prose around it and
-a `````json`` fence are tolerated); every index is in range; a merge names two
+a `````json`` fence are tolerated) with no more actions than chunks shown
+(the schema's ``maxItems``); every index is in range; a merge names two
 or more consecutive indices in increasing order; a split names a chunk with
 ``n >= 2`` paragraphs and ``1 <= after_paragraph <= n - 1``.
 
