@@ -291,3 +291,18 @@ def test_concurrent_chunk_calls_share_one_cache(tmp_path) -> None:
     assert fake.calls == calls and {c.metadata["llm_status"] for cs in again for c in cs} == {
         "cached"
     }
+
+
+def test_lone_surrogates_in_text_or_answer_are_chunked_and_cached() -> None:
+    # text decoded with errors="surrogateescape" (a stray non-UTF-8 byte), and a model
+    # answer ending in half a UTF-16 pair: both chunk, cache, and come back from the cache
+    paras = [PARAS[0] + " caf\udce9", *PARAS[1:]]
+    chunker, fake = _chunker(
+        [_answer({"op": "split", "chunk_index": 2, "after_paragraph": 1}) + "\ud800"]
+    )
+    first = chunker.chunk(paras, "doc", metadata={"language": "en"})
+    again = chunker.chunk(paras, "doc", metadata={"language": "en"})
+    assert [c.metadata["para_ids"] for c in first] == [[0], [1], [2], [3]]
+    assert first[0].metadata["llm_status"] == "ok" and again[0].metadata["llm_status"] == "cached"
+    assert [c.text for c in again] == [c.text for c in first] and fake.calls == 1
+    assert first[0].text.endswith("caf\udce9")

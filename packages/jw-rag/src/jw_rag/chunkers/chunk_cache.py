@@ -77,7 +77,8 @@ def cache_key(
         "language": language,
     }
     blob = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # a lone surrogate (text decoded with ``surrogateescape``) is hashed, not refused
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _is_entry_dir(entry: os.DirEntry[str]) -> bool:
@@ -215,7 +216,10 @@ class ChunkCache:
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         body = {**entry, "format": ENTRY_FORMAT, "key": key}
-        data = json.dumps(body, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
+        try:
+            data = json.dumps(body, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate is written escaped, still valid UTF-8
+            data = json.dumps(body, ensure_ascii=True, indent=1, sort_keys=True).encode("ascii")
         fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
