@@ -306,3 +306,20 @@ def test_lone_surrogates_in_text_or_answer_are_chunked_and_cached() -> None:
     assert first[0].metadata["llm_status"] == "ok" and again[0].metadata["llm_status"] == "cached"
     assert [c.text for c in again] == [c.text for c in first] and fake.calls == 1
     assert first[0].text.endswith("caf\udce9")
+
+
+def test_a_document_that_allows_no_action_asks_nothing() -> None:
+    # one paragraph, or paragraphs each too long to merge with the next: the schema
+    # allows only {"actions": []}, so no call is made (and none is paid for)
+    for paras in (["Only one short paragraph, nothing to split or merge."], [B.strip()] * 3):
+        fake = FakeProvider([])
+        chunker = LLMChunker(provider=fake, max_chars=300, min_chars=10)
+        chunks = chunker.chunk(paras, "one", metadata={"language": "en"})
+        assert fake.calls == 0
+        assert [c.metadata["llm_status"] for c in chunks] == ["no_actions"] * len(chunks)
+        assert [c.metadata["span"] for c in chunks] == [
+            c.metadata["span"]
+            for c in chunker.semantic.chunk(paras, "one", metadata={"language": "en"})
+        ]
+        again = chunker.chunk(paras, "one", metadata={"language": "en"})
+        assert again[0].metadata["llm_status"] == "cached" and fake.calls == 0

@@ -38,7 +38,9 @@ was dropped. A provider failure or an invalid answer returns the semantic
 chunks with the status saying why, is logged once per kind of reason, and is
 never cached; an answer with dropped conflicting actions is applied but not
 cached. Long documents are sent in several calls, each holding consecutive
-chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls.
+chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls. A
+call whose chunks allow no action (one paragraph each, no merge within the size
+cap: a one-paragraph document, say) is not made; its chunks are ``no_actions``.
 """
 
 from __future__ import annotations
@@ -94,6 +96,9 @@ log = logging.getLogger(__name__)
 VERSION = f"1+prompt{PROMPT_VERSION}"
 _KEPT_META = ("merge_reason", "closure_marker", "fallback", "mixed_language")
 _warned: set[str] = set()
+#: The answer recorded for a call not made: chunks of one paragraph each, none of
+#: which fits a merge (a single-paragraph document, say), leave nothing to propose.
+_NOTHING_TO_ASK = '{"actions": []}'
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,15 +375,19 @@ class LLMChunker:
             prompt = build_prompt(
                 texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
             )
+            schema = actions_schema(
+                counts[a:b],
+                first_index=a,
+                sizes=[shown_size(t) for t in texts[a:b]],
+                size_limit=self.cap,
+            )
+            if schema["properties"]["actions"]["maxItems"] == 0:
+                answers.append(_NOTHING_TO_ASK)  # no split or merge possible: nothing to ask
+                continue
             self.stats["provider_calls"] += 1
             options: dict[str, Any] = {"system": SYSTEM_PROMPT, "temperature": 0.0, "seed": 0}
             if takes_schema:
-                options["schema"] = actions_schema(
-                    counts[a:b],
-                    first_index=a,
-                    sizes=[shown_size(t) for t in texts[a:b]],
-                    size_limit=self.cap,
-                )
+                options["schema"] = schema
             try:
                 answer = self.provider.complete(prompt, **options)
             except GenError as exc:
