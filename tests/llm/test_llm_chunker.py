@@ -323,3 +323,32 @@ def test_a_document_that_allows_no_action_asks_nothing() -> None:
         ]
         again = chunker.chunk(paras, "one", metadata={"language": "en"})
         assert again[0].metadata["llm_status"] == "cached" and fake.calls == 0
+
+
+def test_a_failure_late_in_a_long_document_keeps_the_answers_before_it() -> None:
+    # a rate limit on the third call of a long document: the document falls back,
+    # but the next run asks only from the third call on (it asked every call again,
+    # so a document longer than the rate limit allowed never got through)
+    paras = PARAS * 6
+    limited = GenError("the OpenAI API answered HTTP 429 (rate limited): retry later")
+    split = {"op": "split", "chunk_index": 2, "after_paragraph": 1}
+    first = FakeProvider([_answer(split), _answer(), limited])
+    chunker = LLMChunker(provider=first, max_chars=400, min_chars=10, max_prompt_chars=1200)
+    prompts = chunker.prompts(paras, "long", metadata={"language": "en"})
+    assert len(prompts) >= 4
+    chunks = chunker.chunk(paras, "long", metadata={"language": "en"})
+    assert chunks[0].metadata["llm_status"] == f"provider_error: {limited}"
+    assert first.calls == 3
+
+    second = FakeProvider(lambda prompt: _answer())
+    chunker.provider = second
+    chunks = chunker.chunk(paras, "long", metadata={"language": "en"})
+    check_chunks(paras, chunks, max_len=chunker.cap)
+    assert second.prompts == prompts[2:]  # the first two answers came from the cache
+    assert chunks[0].metadata["llm_status"] == "ok"
+    assert [c.metadata["para_ids"] for c in chunks[:4]] == [[0], [1], [2], [3]]
+    assert chunks[2].metadata["llm_actions"] == [split]  # the kept first answer applies
+
+    again = chunker.chunk(paras, "long", metadata={"language": "en"})
+    assert again[0].metadata["llm_status"] == "cached" and second.calls == len(prompts) - 2
+    assert [c.text for c in again] == [c.text for c in chunks]

@@ -38,7 +38,11 @@ was dropped. A provider failure or an invalid answer returns the semantic
 chunks with the status saying why, is logged once per kind of reason, and is
 never cached; an answer with dropped conflicting actions is applied but not
 cached. Long documents are sent in several calls, each holding consecutive
-chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls. A
+chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls.
+When a later call fails (a provider error such as HTTP 429, or an invalid
+answer), the document falls back, and the valid answers of the calls before it
+are cached as a partial entry: the next run asks only from the failed call on.
+A
 call whose chunks allow no action (one paragraph each, no merge within the size
 cap: a one-paragraph document, say) is not made; its chunks are ``no_actions``.
 """
@@ -315,6 +319,7 @@ class LLMChunker:
         windows = self._windows(texts)
         actions: list[LLMAction] | None = None
         status = "ok"
+        answers: list[str] = []
         if self.cache is not None:
             entry = self.cache.get(key)
             if entry is not None:
@@ -322,18 +327,22 @@ class LLMChunker:
                 if actions is not None:
                     status = "cached"
                     self.stats["cache_hits"] += 1
+                else:
+                    answers = self._partial(entry, windows, counts)
             if actions is None:
                 self.stats["cache_misses"] += 1
-        answers: list[str] = []
         if actions is None:
             try:
-                actions, answers = self._ask(texts, windows, counts, language)
-            except GenerationError as exc:
+                actions = self._ask(texts, windows, counts, language, answers)
+            except (GenerationError, InvalidAnswer) as exc:
+                if self.cache is not None and answers:
+                    partial = self._entry(source_id, language, answers, [])
+                    self._remember(key, {**partial, "partial": True})
+                if isinstance(exc, InvalidAnswer):
+                    return self._fallback(base, f"invalid_answer: {exc}", source_id)
                 if self.strict:
                     raise
                 return self._fallback(base, f"provider_error: {exc}", source_id)
-            except InvalidAnswer as exc:
-                return self._fallback(base, f"invalid_answer: {exc}", source_id)
             if not actions:
                 status = "no_actions"
         kept, rejected = self._plan(actions, segs, paras)
@@ -365,13 +374,18 @@ class LLMChunker:
         windows: list[tuple[int, int]],
         counts: list[int],
         language: str | None,
-    ) -> tuple[list[LLMAction], list[str]]:
+        answers: list[str],
+    ) -> list[LLMAction]:
+        """The actions of every call, appending each usable answer to ``answers``;
+        the calls whose answers ``answers`` already holds (valid answers kept from
+        an earlier run that failed later on) are not made again."""
         from jw_gen.errors import GenerationError as GenError
 
         actions: list[LLMAction] = []
-        answers: list[str] = []
+        for (a, b), answer in zip(windows, answers, strict=False):
+            actions.extend(parse_answer(answer, counts[a:b], first_index=a))
         takes_schema = _takes_schema(self.provider)
-        for a, b in windows:
+        for a, b in windows[len(answers) :]:
             prompt = build_prompt(
                 texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
             )
@@ -394,15 +408,15 @@ class LLMChunker:
                 raise GenerationError(str(exc)) from exc
             if not isinstance(answer, str):
                 raise InvalidAnswer(f"the provider returned {type(answer).__name__}, not text")
-            answers.append(answer)
             actions.extend(parse_answer(answer, counts[a:b], first_index=a))
-        return actions, answers
+            answers.append(answer)
+        return actions
 
     def _from_entry(
         self, entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
     ) -> list[LLMAction] | None:
         answers = entry.get("answers")
-        if not isinstance(answers, list) or len(answers) != len(windows):
+        if entry.get("partial") or not isinstance(answers, list) or len(answers) != len(windows):
             return None
         actions: list[LLMAction] = []
         try:
@@ -411,6 +425,23 @@ class LLMChunker:
         except InvalidAnswer:
             return None
         return actions
+
+    @staticmethod
+    def _partial(
+        entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
+    ) -> list[str]:
+        """The valid answers a partial entry holds for the first calls (else none)."""
+        answers = entry.get("answers")
+        if not entry.get("partial") or not isinstance(answers, list):
+            return []
+        if len(answers) >= len(windows) or not all(isinstance(x, str) for x in answers):
+            return []
+        try:
+            for (a, b), answer in zip(windows, answers, strict=False):
+                parse_answer(answer, counts[a:b], first_index=a)
+        except InvalidAnswer:
+            return []
+        return list(answers)
 
     def _entry(
         self,
