@@ -31,12 +31,17 @@ class _Model:
         return answer
 
 
-def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
+def _bench() -> Any:
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
-        import llm_chunker_real as bench
+        import llm_chunker_real
     finally:
         sys.path.pop(0)
+    return llm_chunker_real
+
+
+def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
+    bench = _bench()
     ds = load_dataset(DEFAULT_DATASET)
     docs = bench.sample_documents(ds, 3)
     assert [ds.documents[d].language for d in docs] == ["en", "es", "pt"]
@@ -62,11 +67,7 @@ def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
 def test_an_unusable_answer_lowers_the_usable_rate(tmp_path) -> None:
     # the rate the README reports must be able to fall below 1: the second
     # document's answer is prose, the others are the stand-in's
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import llm_chunker_real as bench
-    finally:
-        sys.path.pop(0)
+    bench = _bench()
     ds = load_dataset(DEFAULT_DATASET)
     docs = bench.sample_documents(ds, 3)
     model = _Model()
