@@ -28,6 +28,7 @@ class Replay:
     path: str = ""
     status: int = 200
     body: Any = None
+    raw: tuple[str, bytes] | None = None  # (content type, bytes) sent instead of ``body``
     requests: list[dict[str, Any]] = field(default_factory=list)
 
     def serve(self, name: str, status: int = 200) -> dict[str, Any]:
@@ -56,8 +57,11 @@ def replay() -> Iterator[Replay]:
             )
             status = state.status if self.path == state.path else 404
             body = json.dumps(state.body if status != 404 else {"error": "not found"}).encode()
+            ctype = "application/json"
+            if state.raw is not None and status != 404:
+                ctype, body = state.raw
             self.send_response(status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", ctype)
             self.send_header("content-length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

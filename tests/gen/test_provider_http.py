@@ -132,3 +132,30 @@ def test_missing_sdk_names_the_extra(monkeypatch, name, module) -> None:
     provider = resolve(name, api_key="k") if name != "ollama" else resolve(name)
     with pytest.raises(GenerationError, match=rf"`uv sync --all-packages --extra {module}` at"):
         provider.complete("p")
+
+
+@pytest.mark.parametrize(
+    ("make", "fixture"),
+    [
+        (lambda url: OllamaProvider(host=url), "ollama_chat"),
+        (lambda url: AnthropicProvider(api_key="k", base_url=url), "anthropic_messages"),
+        (lambda url: OpenAIProvider(api_key="k", base_url=url + "/v1"), "openai_chat_completions"),
+    ],
+)
+@pytest.mark.parametrize(
+    "raw",
+    [
+        ("text/html", b"<html><body>proxy login</body></html>"),
+        ("application/json", b"{not json"),
+        ("application/json", b"{}"),
+        ("application/json", b'{"content": null, "choices": null, "message": null}'),
+    ],
+    ids=["html", "bad-json", "empty-object", "nulls"],
+)
+def test_a_200_that_is_not_the_api_is_one_line_generation_error(replay, make, fixture, raw) -> None:
+    replay.serve(fixture)
+    replay.raw = raw
+    with pytest.raises(GenerationError) as info:
+        make(replay.url).complete("p", schema={"title": "t", "type": "object"})
+    assert "\n" not in str(info.value)
+    assert str(replay.url) in str(info.value)

@@ -139,3 +139,30 @@ def test_cost_benchmark_runs_end_to_end() -> None:
     assert len(result["documents"]) == 30
     assert result["totals"]["calls"] == 30
     assert all(r["prompt_tokens"] > 100 for r in result["documents"])
+
+
+def test_filling_a_capped_cache_scans_the_directory_rarely(tmp_path, monkeypatch) -> None:
+    # every write scanned every entry: filling a cache of n entries took n² stats
+    # (5,000 entries took 4 minutes here); now a full scan comes only when the
+    # total passes the cap (eviction then goes down to 90% of it) or every
+    # RESCAN_WRITES writes, and the cap still holds after every write
+    from jw_rag.chunkers.chunk_cache import RESCAN_WRITES
+
+    cap = 300_000
+    cache = ChunkCache(tmp_path, max_bytes=cap)
+    scans: list[int] = []
+    scan = ChunkCache._scan
+    monkeypatch.setattr(ChunkCache, "_scan", lambda self: scans.append(1) or scan(self))
+    sizes = []
+    for i in range(1200):
+        cache.put(f"{i:064x}", {"pad": "x" * 500})
+        sizes.append(sum(p.stat().st_size for p in tmp_path.glob("*/*.json")) if i % 97 == 0 else 0)
+    assert max(sizes) <= cap
+    scans_while_writing = len(scans)
+    assert cache.size_bytes() <= cap
+    entry = cache.size_bytes() // len(cache.entries())
+    evictions = 1200 * entry // (cap // 10) + 1  # each frees a tenth of the cap
+    assert scans_while_writing <= evictions + 1200 // RESCAN_WRITES + 2 < 1200 // 10
+    left = sorted(p.stem for _, _, p in cache.entries())
+    assert left[-1] == f"{1199:064x}"  # the newest is kept, the oldest went first
+    assert f"{0:064x}" not in left

@@ -166,7 +166,10 @@ def test_conflict_first_action_wins_and_answer_is_not_cached() -> None:
         (_answer({"op": "split", "chunk_index": 0, "after_paragraph": 1}), "has 1 paragraph"),
         (_answer({"op": "split", "chunk_index": True, "after_paragraph": 1}), "integer"),
         (_answer({"op": "rewrite", "chunk_index": 0}), "op must be"),
+        ('{"actions": [{"op": "merge", "chunk_indices": [0, 1' + "9" * 5000 + "]}]}", "no JSON"),
+        (_answer(*[{"op": "merge", "chunk_indices": [0, 1]}] * 50_000), "50000 actions for 3"),
     ],
+    ids=lambda v: v[:40] if isinstance(v, str) else None,
 )
 def test_garbage_answers_leave_semantic_chunks_and_are_not_cached(answer, reason) -> None:
     chunker, fake = _chunker([answer, answer])
@@ -288,3 +291,64 @@ def test_concurrent_chunk_calls_share_one_cache(tmp_path) -> None:
     assert fake.calls == calls and {c.metadata["llm_status"] for cs in again for c in cs} == {
         "cached"
     }
+
+
+def test_lone_surrogates_in_text_or_answer_are_chunked_and_cached() -> None:
+    # text decoded with errors="surrogateescape" (a stray non-UTF-8 byte), and a model
+    # answer ending in half a UTF-16 pair: both chunk, cache, and come back from the cache
+    paras = [PARAS[0] + " caf\udce9", *PARAS[1:]]
+    chunker, fake = _chunker(
+        [_answer({"op": "split", "chunk_index": 2, "after_paragraph": 1}) + "\ud800"]
+    )
+    first = chunker.chunk(paras, "doc", metadata={"language": "en"})
+    again = chunker.chunk(paras, "doc", metadata={"language": "en"})
+    assert [c.metadata["para_ids"] for c in first] == [[0], [1], [2], [3]]
+    assert first[0].metadata["llm_status"] == "ok" and again[0].metadata["llm_status"] == "cached"
+    assert [c.text for c in again] == [c.text for c in first] and fake.calls == 1
+    assert first[0].text.endswith("caf\udce9")
+
+
+def test_a_document_that_allows_no_action_asks_nothing() -> None:
+    # one paragraph, or paragraphs each too long to merge with the next: the schema
+    # allows only {"actions": []}, so no call is made (and none is paid for)
+    for paras in (["Only one short paragraph, nothing to split or merge."], [B.strip()] * 3):
+        fake = FakeProvider([])
+        chunker = LLMChunker(provider=fake, max_chars=300, min_chars=10)
+        chunks = chunker.chunk(paras, "one", metadata={"language": "en"})
+        assert fake.calls == 0
+        assert [c.metadata["llm_status"] for c in chunks] == ["no_actions"] * len(chunks)
+        assert [c.metadata["span"] for c in chunks] == [
+            c.metadata["span"]
+            for c in chunker.semantic.chunk(paras, "one", metadata={"language": "en"})
+        ]
+        again = chunker.chunk(paras, "one", metadata={"language": "en"})
+        assert again[0].metadata["llm_status"] == "cached" and fake.calls == 0
+
+
+def test_a_failure_late_in_a_long_document_keeps_the_answers_before_it() -> None:
+    # a rate limit on the third call of a long document: the document falls back,
+    # but the next run asks only from the third call on (it asked every call again,
+    # so a document longer than the rate limit allowed never got through)
+    paras = PARAS * 6
+    limited = GenError("the OpenAI API answered HTTP 429 (rate limited): retry later")
+    split = {"op": "split", "chunk_index": 2, "after_paragraph": 1}
+    first = FakeProvider([_answer(split), _answer(), limited])
+    chunker = LLMChunker(provider=first, max_chars=400, min_chars=10, max_prompt_chars=1200)
+    prompts = chunker.prompts(paras, "long", metadata={"language": "en"})
+    assert len(prompts) >= 4
+    chunks = chunker.chunk(paras, "long", metadata={"language": "en"})
+    assert chunks[0].metadata["llm_status"] == f"provider_error: {limited}"
+    assert first.calls == 3
+
+    second = FakeProvider(lambda prompt: _answer())
+    chunker.provider = second
+    chunks = chunker.chunk(paras, "long", metadata={"language": "en"})
+    check_chunks(paras, chunks, max_len=chunker.cap)
+    assert second.prompts == prompts[2:]  # the first two answers came from the cache
+    assert chunks[0].metadata["llm_status"] == "ok"
+    assert [c.metadata["para_ids"] for c in chunks[:4]] == [[0], [1], [2], [3]]
+    assert chunks[2].metadata["llm_actions"] == [split]  # the kept first answer applies
+
+    again = chunker.chunk(paras, "long", metadata={"language": "en"})
+    assert again[0].metadata["llm_status"] == "cached" and second.calls == len(prompts) - 2
+    assert [c.text for c in again] == [c.text for c in chunks]

@@ -31,12 +31,17 @@ class _Model:
         return answer
 
 
-def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
+def _bench() -> Any:
     sys.path.insert(0, str(REPO / "benchmarks"))
     try:
-        import llm_chunker_real as bench
+        import llm_chunker_real
     finally:
         sys.path.pop(0)
+    return llm_chunker_real
+
+
+def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
+    bench = _bench()
     ds = load_dataset(DEFAULT_DATASET)
     docs = bench.sample_documents(ds, 3)
     assert [ds.documents[d].language for d in docs] == ["en", "es", "pt"]
@@ -57,3 +62,24 @@ def test_real_model_benchmark_runs_end_to_end(tmp_path) -> None:
     for base in ("paragraph", "semantic"):
         lo, hi = retrieval["lifts"][base]["ndcg@10"]["ci95"]
         assert lo <= retrieval["lifts"][base]["ndcg@10"]["value"] <= hi
+
+
+def test_an_unusable_answer_lowers_the_usable_rate(tmp_path) -> None:
+    # the rate the README reports must be able to fall below 1: the second
+    # document's answer is prose, the others are the stand-in's
+    bench = _bench()
+    ds = load_dataset(DEFAULT_DATASET)
+    docs = bench.sample_documents(ds, 3)
+    model = _Model()
+    second = " ".join(ds.documents[docs[1]].paragraphs[0].text.split())[:60]
+
+    def complete(prompt: str, **kw: Any) -> str:
+        answer = _Model.complete(model, prompt, **kw)
+        return "The chunks look fine to me." if second in prompt else answer
+
+    model.complete = complete  # type: ignore[method-assign]
+    answers = bench.answer_pass(ds, docs, bench.Replay("stand-in", model), tmp_path)
+    assert answers["answers_received"] == 3 and answers["answers_usable"] == 2
+    assert answers["usable_rate"] == 2 / 3
+    assert answers["statuses"]["invalid_answer"] == 1
+    assert answers["answer_shapes"]["unusable"] == 1

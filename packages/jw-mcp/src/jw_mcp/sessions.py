@@ -9,7 +9,9 @@ process's own state is used. The default is ``$JW_CHUNKER``, else
 What an agent chooses (:func:`agent_chunker`) may not name anything on the
 server's disk: options such as ``markers_path``, ``cache_dir`` or ``embedder``
 (:func:`jw_rag.chunkers.path_options.path_options`), nested ones included, are
-refused in one line as server settings (``$JW_CHUNKER`` may set them).
+refused in one line as server settings (``$JW_CHUNKER`` may set them), as is
+``cache_max_bytes``, which sets how much of the server's disk a cache keeps (0
+would delete every LLM answer the server has cached).
 Confining them to the roots instead would still let an agent make the server
 write its caches into the folders it was given to read, and probe which files
 exist there, so they are not accepted at all.
@@ -22,7 +24,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from jw_rag.chunkers import available_chunkers, parse_chunker_spec
-from jw_rag.chunkers.path_options import path_options
+from jw_rag.chunkers.path_options import cache_options, path_options
 from jw_rag.chunkers.registry import DEFAULT_CHUNKER, ENV_VAR
 from jw_rag.errors import ConfigError
 
@@ -76,6 +78,13 @@ def agent_chunker(name: str | None, options: Mapping[str, Any] | None, default: 
         raise ConfigError(
             f"chunker option {found[0]!r} names a file, folder or model on the server: that "
             "is a server-side setting ($JW_CHUNKER), not taken from a client; drop it"
+        )
+    cached = cache_options(own)
+    if cached:
+        raise ConfigError(
+            f"chunker option {cached[0]!r} sets how much of the server's disk its cache "
+            "keeps: that is a server-side setting ($JW_CHUNKER), not taken from a client; "
+            "drop it"
         )
     return own if name is not None else valid_chunker(default, options)
 

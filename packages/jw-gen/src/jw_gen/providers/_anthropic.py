@@ -109,10 +109,18 @@ class AnthropicProvider:
                 f"cannot reach {where} ({one_line(exc, 80)}): check the network or base_url",
                 provider=self.provider_id,
             ) from None
-        for block in message.content:
+        except Exception as exc:  # a 200 that is not JSON, a proxy's page, a protocol error
+            raise GenerationError(
+                f"{where} failed: {type(exc).__name__}: {one_line(exc)}: check that "
+                "base_url points at the Anthropic Messages API",
+                provider=self.provider_id,
+            ) from None
+        blocks = getattr(message, "content", None)
+        blocks = blocks if isinstance(blocks, list) else []
+        for block in blocks:
             if getattr(block, "type", None) == "tool_use":
-                return json.dumps(block.input, ensure_ascii=False)
-        parts = [b.text for b in message.content if getattr(b, "type", None) == "text"]
+                return json.dumps(getattr(block, "input", None), ensure_ascii=False)
+        parts = [b.text for b in blocks if isinstance(getattr(b, "text", None), str)]
         if not parts:
             raise GenerationError(
                 f"{where} returned no text for model {self.model}", provider=self.provider_id

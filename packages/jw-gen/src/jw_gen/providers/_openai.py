@@ -101,7 +101,16 @@ class OpenAIProvider:
                 f"cannot reach {where} ({one_line(exc, 80)}): check the server or OPENAI_BASE_URL",
                 provider=self.provider_id,
             ) from None
-        content = completion.choices[0].message.content if completion.choices else None
+        except Exception as exc:  # a 200 that is not JSON, a proxy's page, a protocol error
+            raise GenerationError(
+                f"{where} failed: {type(exc).__name__}: {one_line(exc)}: check that "
+                "OPENAI_BASE_URL points at an OpenAI-compatible API",
+                provider=self.provider_id,
+            ) from None
+        try:
+            content = completion.choices[0].message.content if completion.choices else None
+        except (AttributeError, IndexError, KeyError, TypeError):
+            content = None
         if not isinstance(content, str):
             raise GenerationError(
                 f"{where} returned no message content for model {self.model}",

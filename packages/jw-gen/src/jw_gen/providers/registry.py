@@ -66,6 +66,12 @@ def _heuristic(**kw: Any) -> GenerationProvider:
 def _fake(**kw: Any) -> GenerationProvider:
     from jw_gen.providers.fake import FakeProvider
 
+    if "answers" not in kw:
+        raise UnknownProviderError(
+            "the fake provider needs its answers (resolve('fake', answers=[...]) or "
+            "FakeProvider(answers) in Python); for an offline stand-in from the command "
+            "line use provider=heuristic"
+        )
     return FakeProvider(**kw)
 
 

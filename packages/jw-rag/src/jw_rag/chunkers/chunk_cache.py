@@ -8,8 +8,13 @@ are moved into place with :func:`os.replace`, so a reader sees a whole entry
 or none, and two processes writing one key both succeed (the last one stays).
 The directory is kept under ``max_bytes`` (default 500 MB) by deleting the
 least recently used entries (by mtime; a hit refreshes it), checked when the
-cache is first used and after every write. A file that is not a valid entry
-is ignored and overwritten by the next write.
+cache is first used, after a write that takes the total this object knows of
+over the cap, and every :data:`RESCAN_WRITES` writes (so writes by other
+processes count too; between those scans the directory may exceed the cap by
+what the others wrote). Over the cap, entries are deleted until the total is
+within 90% of it. A write does not scan the directory each time, so
+filling a cache of ``n`` entries costs time linear in ``n``. A file that is not
+a valid entry is ignored and overwritten by the next write.
 
 The cache only ever writes or deletes inside a directory it owns: one holding
 its marker file (:data:`MARKER_NAME`, a ``CACHEDIR.TAG`` that names this
@@ -36,7 +41,14 @@ from typing import Any
 from jw_rag.config import chunk_cache_dir
 from jw_rag.errors import ConfigError
 
-__all__ = ["DEFAULT_MAX_BYTES", "ENTRY_FORMAT", "MARKER_NAME", "ChunkCache", "cache_key"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "ENTRY_FORMAT",
+    "MARKER_NAME",
+    "RESCAN_WRITES",
+    "ChunkCache",
+    "cache_key",
+]
 
 DEFAULT_MAX_BYTES = 500 * 1024 * 1024
 ENTRY_FORMAT = 1
@@ -48,6 +60,8 @@ _MARKER_TEXT = (
     "# jw-rag LLM chunker answer cache: files here are written and deleted by it.\n"
 )
 _MARKER_LINE = _MARKER_TEXT.splitlines()[1]
+#: Writes between two scans of the whole directory (module docstring).
+RESCAN_WRITES = 256
 _TMP_PREFIX = ".tmp-"
 _STALE_TMP_S = 3600.0
 _SUBDIR = re.compile(r"[0-9a-f]{2}")
@@ -77,7 +91,8 @@ def cache_key(
         "language": language,
     }
     blob = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # a lone surrogate (text decoded with ``surrogateescape``) is hashed, not refused
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _is_entry_dir(entry: os.DirEntry[str]) -> bool:
@@ -115,6 +130,8 @@ class ChunkCache:
         self.max_bytes = max_bytes
         self._checked = False
         self._owned = False
+        self._total: int | None = None  # bytes of entries as of the last scan, plus writes
+        self._writes = 0
         self.check_directory()
 
     def __repr__(self) -> str:
@@ -215,7 +232,14 @@ class ChunkCache:
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         body = {**entry, "format": ENTRY_FORMAT, "key": key}
-        data = json.dumps(body, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
+        try:
+            data = json.dumps(body, ensure_ascii=False, indent=1, sort_keys=True).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate is written escaped, still valid UTF-8
+            data = json.dumps(body, ensure_ascii=True, indent=1, sort_keys=True).encode("ascii")
+        try:
+            replaced = os.lstat(path).st_size
+        except OSError:
+            replaced = 0
         fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=".json", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as f:
@@ -229,7 +253,11 @@ class ChunkCache:
             except OSError:
                 pass
             raise
-        self.enforce_cap()
+        self._writes += 1
+        if self._total is not None:
+            self._total += len(data) - replaced
+        if self._total is None or self._total > self.max_bytes or self._writes % RESCAN_WRITES == 0:
+            self.enforce_cap()
         return path
 
     def entries(self) -> list[tuple[float, int, Path]]:
@@ -271,18 +299,23 @@ class ChunkCache:
         directory that is not this cache's (see the module docstring)."""
         entries, stale = self._scan()
         total = sum(size for _, size, _ in entries)
+        self._total = total
         if total <= self.max_bytes and not stale:
             return 0
         self._own()
         for path in stale:
             _unlink(path)
         removed = 0
+        # over the cap, evict down to 90% of it, so the writes that follow do not
+        # each scan the directory again
+        goal = self.max_bytes - self.max_bytes // 10 if total > self.max_bytes else total
         for _, size, path in entries:
-            if total <= self.max_bytes:
+            if total <= goal:
                 break
             _unlink(path)
             total -= size
             removed += 1
+        self._total = total
         return removed
 
 

@@ -165,7 +165,7 @@ def _json_object(text: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # incl. an integer too long to convert
             continue
     raise InvalidAnswer("no JSON object found in the answer")
 
@@ -183,6 +183,11 @@ def parse_answer(text: str, counts: Sequence[int], *, first_index: int = 0) -> l
     data = _json_object(text)
     if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
         raise InvalidAnswer('the answer is not an object with an "actions" list')
+    if len(data["actions"]) > len(counts):
+        raise InvalidAnswer(
+            f"the answer has {len(data['actions'])} actions for {len(counts)} chunk(s); "
+            "each chunk takes part in at most one"
+        )
     out: list[LLMAction] = []
     for n, action in enumerate(data["actions"]):
         if not isinstance(action, dict):

@@ -16,7 +16,8 @@ object whose ``complete`` takes no ``schema`` keyword is asked without it).
 
 Validation (any failure rejects the whole answer: ``invalid_answer: ...``):
 the answer holds one JSON object with an ``actions`` list (prose around it and
-a `````json`` fence are tolerated); every index is in range; a merge names two
+a `````json`` fence are tolerated) with no more actions than chunks shown
+(the schema's ``maxItems``); every index is in range; a merge names two
 or more consecutive indices in increasing order; a split names a chunk with
 ``n >= 2`` paragraphs and ``1 <= after_paragraph <= n - 1``.
 
@@ -38,6 +39,12 @@ chunks with the status saying why, is logged once per kind of reason, and is
 never cached; an answer with dropped conflicting actions is applied but not
 cached. Long documents are sent in several calls, each holding consecutive
 chunks whose text fits ``max_prompt_chars``; a merge cannot cross two calls.
+When a later call fails (a provider error such as HTTP 429, or an invalid
+answer), the document falls back, and the valid answers of the calls before it
+are cached as a partial entry: the next run asks only from the failed call on.
+A
+call whose chunks allow no action (one paragraph each, no merge within the size
+cap: a one-paragraph document, say) is not made; its chunks are ``no_actions``.
 """
 
 from __future__ import annotations
@@ -93,6 +100,9 @@ log = logging.getLogger(__name__)
 VERSION = f"1+prompt{PROMPT_VERSION}"
 _KEPT_META = ("merge_reason", "closure_marker", "fallback", "mixed_language")
 _warned: set[str] = set()
+#: The answer recorded for a call not made: chunks of one paragraph each, none of
+#: which fits a merge (a single-paragraph document, say), leave nothing to propose.
+_NOTHING_TO_ASK = '{"actions": []}'
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +319,7 @@ class LLMChunker:
         windows = self._windows(texts)
         actions: list[LLMAction] | None = None
         status = "ok"
+        answers: list[str] = []
         if self.cache is not None:
             entry = self.cache.get(key)
             if entry is not None:
@@ -316,18 +327,22 @@ class LLMChunker:
                 if actions is not None:
                     status = "cached"
                     self.stats["cache_hits"] += 1
+                else:
+                    answers = self._partial(entry, windows, counts)
             if actions is None:
                 self.stats["cache_misses"] += 1
-        answers: list[str] = []
         if actions is None:
             try:
-                actions, answers = self._ask(texts, windows, counts, language)
-            except GenerationError as exc:
+                actions = self._ask(texts, windows, counts, language, answers)
+            except (GenerationError, InvalidAnswer) as exc:
+                if self.cache is not None and answers:
+                    partial = self._entry(source_id, language, answers, [])
+                    self._remember(key, {**partial, "partial": True})
+                if isinstance(exc, InvalidAnswer):
+                    return self._fallback(base, f"invalid_answer: {exc}", source_id)
                 if self.strict:
                     raise
                 return self._fallback(base, f"provider_error: {exc}", source_id)
-            except InvalidAnswer as exc:
-                return self._fallback(base, f"invalid_answer: {exc}", source_id)
             if not actions:
                 status = "no_actions"
         kept, rejected = self._plan(actions, segs, paras)
@@ -359,40 +374,49 @@ class LLMChunker:
         windows: list[tuple[int, int]],
         counts: list[int],
         language: str | None,
-    ) -> tuple[list[LLMAction], list[str]]:
+        answers: list[str],
+    ) -> list[LLMAction]:
+        """The actions of every call, appending each usable answer to ``answers``;
+        the calls whose answers ``answers`` already holds (valid answers kept from
+        an earlier run that failed later on) are not made again."""
         from jw_gen.errors import GenerationError as GenError
 
         actions: list[LLMAction] = []
-        answers: list[str] = []
+        for (a, b), answer in zip(windows, answers, strict=False):
+            actions.extend(parse_answer(answer, counts[a:b], first_index=a))
         takes_schema = _takes_schema(self.provider)
-        for a, b in windows:
+        for a, b in windows[len(answers) :]:
             prompt = build_prompt(
                 texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
             )
+            schema = actions_schema(
+                counts[a:b],
+                first_index=a,
+                sizes=[shown_size(t) for t in texts[a:b]],
+                size_limit=self.cap,
+            )
+            if schema["properties"]["actions"]["maxItems"] == 0:
+                answers.append(_NOTHING_TO_ASK)  # no split or merge possible: nothing to ask
+                continue
             self.stats["provider_calls"] += 1
             options: dict[str, Any] = {"system": SYSTEM_PROMPT, "temperature": 0.0, "seed": 0}
             if takes_schema:
-                options["schema"] = actions_schema(
-                    counts[a:b],
-                    first_index=a,
-                    sizes=[shown_size(t) for t in texts[a:b]],
-                    size_limit=self.cap,
-                )
+                options["schema"] = schema
             try:
                 answer = self.provider.complete(prompt, **options)
             except GenError as exc:
                 raise GenerationError(str(exc)) from exc
             if not isinstance(answer, str):
                 raise InvalidAnswer(f"the provider returned {type(answer).__name__}, not text")
-            answers.append(answer)
             actions.extend(parse_answer(answer, counts[a:b], first_index=a))
-        return actions, answers
+            answers.append(answer)
+        return actions
 
     def _from_entry(
         self, entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
     ) -> list[LLMAction] | None:
         answers = entry.get("answers")
-        if not isinstance(answers, list) or len(answers) != len(windows):
+        if entry.get("partial") or not isinstance(answers, list) or len(answers) != len(windows):
             return None
         actions: list[LLMAction] = []
         try:
@@ -401,6 +425,23 @@ class LLMChunker:
         except InvalidAnswer:
             return None
         return actions
+
+    @staticmethod
+    def _partial(
+        entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
+    ) -> list[str]:
+        """The valid answers a partial entry holds for the first calls (else none)."""
+        answers = entry.get("answers")
+        if not entry.get("partial") or not isinstance(answers, list):
+            return []
+        if len(answers) >= len(windows) or not all(isinstance(x, str) for x in answers):
+            return []
+        try:
+            for (a, b), answer in zip(windows, answers, strict=False):
+                parse_answer(answer, counts[a:b], first_index=a)
+        except InvalidAnswer:
+            return []
+        return list(answers)
 
     def _entry(
         self,

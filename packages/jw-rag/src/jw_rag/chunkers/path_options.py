@@ -13,14 +13,20 @@ someone it does not trust (an MCP agent) can refuse them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from jw_rag.chunkers.registry import parse_chunker_spec
 
-__all__ = ["PATH_OPTIONS", "SPEC_OPTIONS", "path_options"]
+__all__ = ["CACHE_OPTIONS", "PATH_OPTIONS", "SPEC_OPTIONS", "cache_options", "path_options"]
 
 #: Options of the built-in chunkers that name a file, a folder or a model on disk
 #: (the LLM chunker's ``model`` may be a GGUF path, its ``provider`` picks what
 #: reads it or which service the server's keys pay for).
 PATH_OPTIONS = frozenset({"markers_path", "cache_dir", "embedder", "model", "provider"})
+#: Options that set how much a chunker keeps on disk (the LLM chunker's answer
+#: cache cap: 0 deletes every cached answer on first use, a huge one lets the
+#: cache fill the disk).
+CACHE_OPTIONS = frozenset({"cache_max_bytes"})
 #: Options whose value is itself a chunker spec.
 SPEC_OPTIONS = frozenset({"parent", "child"})
 _WORDS = ("path", "dir", "file", "folder", "directory")
@@ -31,14 +37,23 @@ def _names_a_path(key: str) -> bool:
     return key in PATH_OPTIONS or any(key == w or key.endswith("_" + w) for w in _WORDS)
 
 
+def _find(spec: str, wanted: Callable[[str], bool]) -> list[str]:
+    found: list[str] = []
+    for key, value in parse_chunker_spec(spec)[1].items():
+        if wanted(key):
+            found.append(key)
+        elif key.strip().lower() in SPEC_OPTIONS and isinstance(value, str):
+            found.extend(f"{key}.{inner}" for inner in _find(value, wanted))
+    return found
+
+
 def path_options(spec: str) -> list[str]:
     """The options of ``spec`` that name something on disk, nested ones as
     ``parent.markers_path``, in the order given (a malformed spec raises the
     parser's :class:`~jw_rag.errors.ConfigError`)."""
-    found: list[str] = []
-    for key, value in parse_chunker_spec(spec)[1].items():
-        if _names_a_path(key):
-            found.append(key)
-        elif key.strip().lower() in SPEC_OPTIONS and isinstance(value, str):
-            found.extend(f"{key}.{inner}" for inner in path_options(value))
-    return found
+    return _find(spec, _names_a_path)
+
+
+def cache_options(spec: str) -> list[str]:
+    """The options of ``spec`` (nested ones too) in :data:`CACHE_OPTIONS`."""
+    return _find(spec, lambda key: key.strip().lower().replace("-", "_") in CACHE_OPTIONS)
