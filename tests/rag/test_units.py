@@ -126,6 +126,20 @@ def test_a_huge_paragraph_is_cut_in_linear_time() -> None:
     assert took[1] / took[0] < 24, took  # 8x the text: ~8x when linear, 64x when quadratic
 
 
+def test_a_long_paragraph_leaves_no_oversized_last_passage() -> None:
+    # sentences of uneven length (~70 characters): each passage used to end a
+    # little short of its share and the shortfall piled up in the last one
+    # (68 kB gave a last passage of 1,354 characters, 10 MB one of 190,000)
+    import random
+
+    rng = random.Random(1)
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    para = " ".join(" ".join(rng.choice(words) for _ in range(12)) + "." for _ in range(1000))
+    units = _units([para])
+    assert max(len(u.text) for u in units) <= DEFAULT_UNITS.split_above
+    assert " ".join(u.text for u in units) == para
+
+
 def test_argued_merges_are_never_cut() -> None:
     text = _sentences(20)
     chunk = Chunk("s:0", text, "s", {
