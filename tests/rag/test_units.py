@@ -178,6 +178,15 @@ def test_bad_rules_are_one_line_errors(options: dict, message: str) -> None:
         UnitRules(**options)
 
 
+def test_passage_chars_zero_alone_turns_units_off() -> None:
+    # as the UnitRules docstring says; it was refused for the default group_below
+    rules = UnitRules(passage_chars=0)
+    assert not rules.active
+    paras = [_sentences(30), "tiny", "tiny too"]
+    chunks = chunk_paragraphs(paras, "s")
+    assert passages(chunks, paras, rules) == chunks
+
+
 def test_rules_identity_names_every_value() -> None:
     assert DEFAULT_UNITS.identity() == "u200.500.1.750.3000.2000"
     assert UnitRules(passage_chars=400, split_above=600).identity() != DEFAULT_UNITS.identity()

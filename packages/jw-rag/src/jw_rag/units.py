@@ -107,7 +107,7 @@ class UnitRules:
                 f"wide_window_chars ({self.wide_window_chars}) must be 0 or more than "
                 f"window_chars ({self.window_chars})"
             )
-        if self.group_below > self.passage_chars:
+        if self.passage_chars and self.group_below > self.passage_chars:
             raise ConfigError(
                 f"group_below ({self.group_below}) must be <= passage_chars ({self.passage_chars})"
             )
