@@ -197,16 +197,18 @@ def parse_peers(text: str | None) -> list[VariantSpec]:
         return [parse_variant(p) for p in DEFAULT_PEERS]
     if text.strip().lower() == "none":
         return []
-    if not text.strip():
+    if not text.strip(" ,"):
         raise ConfigError("peers is empty: give peers such as semchunk:1500, or none")
-    specs = parse_variants(text)
-    for spec in specs:
-        if not spec.peer:
+    from jw_rag.chunkers import split_chunker_specs
+
+    for part in split_chunker_specs(text):
+        name = part.partition(":")[0].partition("+")[0].strip().lower()
+        if name not in PEERS:
             raise ConfigError(
-                f"peers lists {spec.label!r}, which is not a peer: use {', '.join(PEERS)} "
+                f"peers lists {part.strip()!r}, which is not a peer: use {', '.join(PEERS)} "
                 "with a size (e.g. semchunk:1500), or none"
             )
-    return specs
+    return parse_variants(text)
 
 
 def _same_arm(spec: VariantSpec) -> tuple[str, int, str | None]:
