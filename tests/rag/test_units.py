@@ -237,3 +237,52 @@ def test_units_cover_the_chunks_exactly_in_order(paras: list[str], rules: UnitRu
     for u in units:
         if u.metadata.get("unit") == "grouped":
             assert len(u.text) <= rules.passage_chars
+
+
+def test_page_chunks_with_a_carried_sentence_give_each_passage_once(tmp_path) -> None:
+    # the page chunker starts a page's first chunk with the previous page's
+    # last sentence; cut into passages, that sentence came out twice with one
+    # id and the store refused the PDF ("chunk id ... appears twice")
+    import random
+
+    from jw_rag.embed import FakeEmbedder
+    from jw_rag.ingest import ingest_documents
+    from jw_rag.ingest.pipeline import chunk_document
+    from jw_rag.model import Document
+    from jw_rag.store import SQLiteStore
+
+    rng = random.Random(1)
+    words = "the a of argument reason claim evidence because therefore however people".split()
+
+    def sentence(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n)).capitalize() + "."
+
+    found = 0
+    for _ in range(300):
+        paras = [
+            Paragraph(
+                " ".join(sentence(rng.randint(3, 60)) for _ in range(rng.randint(1, 25))), page=page
+            )  # fmt: skip
+            for page in range(1, rng.randint(2, 6))
+            for _ in range(rng.randint(1, 4))
+        ]
+        doc = Document("f", paras, title="t")
+        units = chunk_document(doc, chunker="page")
+        assert len({u.id for u in units}) == len(units)
+        spans = [(u.span.start_para, u.span.start_char, u.span.end_para, u.span.end_char)
+                 for u in units]  # fmt: skip
+        assert len(set(spans)) == len(spans)  # no passage twice
+        for u in units:
+            assert u.text == rebuild_text(paras, u.span) and u.text.strip()
+            carried = u.metadata.get("overlap")
+            assert not carried or (carried["start_para"], carried["start_char"]) == (
+                u.span.start_para, u.span.start_char
+            )  # fmt: skip
+        found += any(u.metadata.get("overlap") for u in chunk_document(doc, chunker="page"))
+    assert found  # the fixture does carry sentences over pages
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    try:
+        [result] = ingest_documents(store, [doc], chunker="page")
+        assert store.stats()["chunks"] == result.chunks
+    finally:
+        store.close()

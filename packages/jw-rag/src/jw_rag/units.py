@@ -12,7 +12,9 @@ units are built from what each chunk looks like, not from blank lines alone:
   chat lines; hard-wrapped prose is recognised and read as sentences), then
   sentence ends, and only for a run of text with none of these, the last
   space before the size. The pieces are balanced (a 1,100-character
-  paragraph gives two of ~550, not 500 + 100).
+  paragraph gives two of ~550, not 500 + 100). A page chunk that starts with
+  the previous page's last sentence (the page chunker's ``overlap``) is cut
+  from after that sentence, which the previous chunk's passages already hold.
 - **Group.** Consecutive chunks shorter than ``group_below`` (200) are
   grouped into units of up to ``passage_chars``; a group never crosses a
   heading change or a page break.
@@ -265,9 +267,13 @@ def _merged(members: list[Chunk], paragraphs: Sequence[str | Paragraph]) -> Chun
 
 
 def _split(chunk: Chunk, paragraphs: Sequence[str | Paragraph], rules: UnitRules) -> list[Chunk]:
-    atoms = _atoms(chunk.span, paragraphs, rules)
-    pieces = _pack(atoms, len(chunk.text), rules.passage_chars)
-    if len(pieces) < 2:
+    span = chunk.span
+    carried = chunk.metadata.get("overlap")
+    if carried:  # the page chunker's carried sentence: the previous chunk's units hold it
+        span = Span(carried["end_para"], carried["end_char"], span.end_para, span.end_char)
+    atoms = _atoms(span, paragraphs, rules)
+    pieces = _pack(atoms, sum(e - s + 1 for _, s, e in atoms), rules.passage_chars)
+    if len(pieces) < 2 and not carried:
         return [chunk]
     return [
         _unit(chunk, [chunk], Span(p[0][0], p[0][1], p[-1][0], p[-1][2]), paragraphs, "passage")
@@ -283,7 +289,9 @@ def _atoms(span: Span, paragraphs: Sequence[str | Paragraph], rules: UnitRules) 
         a = span.start_char if k == span.start_para else 0
         b = span.end_char if k == span.end_para else len(text)
         for s, e in _blocks(text, a, b, rules.split_above):
-            atoms.extend((k, s2, e2) for s2, e2 in _cut_long(text, s, e, rules))
+            atoms.extend(
+                (k, s2, e2) for s2, e2 in _cut_long(text, s, e, rules) if text[s2:e2].strip()
+            )
     return atoms
 
 
@@ -397,6 +405,11 @@ def _unit(
         page_of = [_page(paragraphs, k) for k in range(first, last + 1)]
         known = [p for p in page_of if p is not None]
         meta["pages"] = sorted(set(known)) if known else sorted(set(pages))
+    carried = meta.get("overlap")
+    if carried and (carried["start_para"], carried["start_char"]) != (
+        span.start_para, span.start_char
+    ):  # fmt: skip
+        del meta["overlap"]  # the carried text is not where this unit starts
     meta["unit"] = kind
     if kind == "grouped":
         meta["merge_reason"] = "short_paragraph"
