@@ -105,3 +105,16 @@ def _title(source_id: str) -> str:
 
     language, name = source_id.split("/")
     return parse_article(BENCH / "corpus" / language / f"{name}.html").title
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n"])
+def test_a_blank_query_is_refused_not_answered_with_arbitrary_hits(
+    store: str, query: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a blank query used to deliver 10 hits ranked against nothing (CLI) and
+    # the MCP tool's min_length let "   " through to the same
+    capsys.readouterr()
+    assert main(["--store", store, "rag", "search", query, "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == "error: the query is empty: give words to search for"

@@ -43,6 +43,11 @@ def test_default_peer_set_is_the_recursive_splitters_and_semchunk() -> None:
         ("semchunk:big", "use semchunk:<size in characters>"),
         ("", "peers is empty"),
         ("semchunk:1500,semchunk:1500", "twice"),
+        # a name that is no chunker was told to "use a chunker ... or a peer",
+        # and a lone comma to "give e.g. paragraph,semantic"
+        ("bogus", "peers lists 'bogus', which is not a peer"),
+        ("semchunk:1500,bogus:3", "peers lists 'bogus:3', which is not a peer"),
+        (",", "peers is empty: give peers such as semchunk:1500, or none"),
     ],
 )
 def test_bad_peer_sets_are_one_line_errors(text: str, message: str) -> None:

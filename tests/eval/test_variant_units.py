@@ -28,7 +28,14 @@ def test_unit_sizes_change_only_what_they_name() -> None:
     [
         ("paragraph:units=on", "units takes only 'off'"),
         ("paragraph:units=off,passage_chars=400", "units=off and unit sizes contradict"),
-        ("paragraph:passage_chars=-5", "passage_chars must be an integer >= 0"),
+        ("paragraph:passage_chars=-5", "passage_chars must be a number of characters >= 0"),
+        # a word where a size goes was a TypeError crash
+        ("paragraph:passage_chars=abc", "passage_chars must be a number of characters"),
+        ("paragraph:wide=x", "wide must be a number of characters"),
+        ("paragraph:pooled=maybe", "pooled takes on or off, got 'maybe'"),
+        # explicit values were silently replaced (split_above=10 ran with 500)
+        ("paragraph:split_above=10", r"split_above \(10\) must be >= passage_chars \(500\)"),
+        ("paragraph:group_below=9999", r"group_below \(9999\) must be <= passage_chars"),
         ("paragraph:reach=-1", "reach must be a number of chunks >= 0"),
     ],
 )
@@ -36,3 +43,20 @@ def test_bad_unit_options_are_one_line_errors(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as caught:
         parse_variant(text)
     assert "\n" not in str(caught.value)
+
+
+def test_pooled_takes_the_words_for_off() -> None:
+    # pooled=no and pooled=false used to run pooled windows (bool("no") is True)
+    for word in ("no", "off", "false", "0"):
+        assert parse_variant(f"paragraph:pooled={word}").units == UnitRules(pooled_windows=False)
+    for word in ("yes", "on", "true", "1"):
+        assert parse_variant(f"paragraph:pooled={word}").units == UnitRules(pooled_windows=True)
+
+
+def test_sizes_not_given_follow_the_given_passage_size() -> None:
+    assert parse_variant("paragraph:passage_chars=900").units == UnitRules(
+        passage_chars=900, split_above=900
+    )
+    assert parse_variant("paragraph:passage_chars=100").units == UnitRules(
+        passage_chars=100, group_below=100
+    )

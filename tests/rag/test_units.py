@@ -126,6 +126,20 @@ def test_a_huge_paragraph_is_cut_in_linear_time() -> None:
     assert took[1] / took[0] < 24, took  # 8x the text: ~8x when linear, 64x when quadratic
 
 
+def test_a_long_paragraph_leaves_no_oversized_last_passage() -> None:
+    # sentences of uneven length (~70 characters): each passage used to end a
+    # little short of its share and the shortfall piled up in the last one
+    # (68 kB gave a last passage of 1,354 characters, 10 MB one of 190,000)
+    import random
+
+    rng = random.Random(1)
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    para = " ".join(" ".join(rng.choice(words) for _ in range(12)) + "." for _ in range(1000))
+    units = _units([para])
+    assert max(len(u.text) for u in units) <= DEFAULT_UNITS.split_above
+    assert " ".join(u.text for u in units) == para
+
+
 def test_argued_merges_are_never_cut() -> None:
     text = _sentences(20)
     chunk = Chunk("s:0", text, "s", {
@@ -162,6 +176,15 @@ def test_no_units_keeps_the_chunks() -> None:
 def test_bad_rules_are_one_line_errors(options: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         UnitRules(**options)
+
+
+def test_passage_chars_zero_alone_turns_units_off() -> None:
+    # as the UnitRules docstring says; it was refused for the default group_below
+    rules = UnitRules(passage_chars=0)
+    assert not rules.active
+    paras = [_sentences(30), "tiny", "tiny too"]
+    chunks = chunk_paragraphs(paras, "s")
+    assert passages(chunks, paras, rules) == chunks
 
 
 def test_rules_identity_names_every_value() -> None:
@@ -214,3 +237,52 @@ def test_units_cover_the_chunks_exactly_in_order(paras: list[str], rules: UnitRu
     for u in units:
         if u.metadata.get("unit") == "grouped":
             assert len(u.text) <= rules.passage_chars
+
+
+def test_page_chunks_with_a_carried_sentence_give_each_passage_once(tmp_path) -> None:
+    # the page chunker starts a page's first chunk with the previous page's
+    # last sentence; cut into passages, that sentence came out twice with one
+    # id and the store refused the PDF ("chunk id ... appears twice")
+    import random
+
+    from jw_rag.embed import FakeEmbedder
+    from jw_rag.ingest import ingest_documents
+    from jw_rag.ingest.pipeline import chunk_document
+    from jw_rag.model import Document
+    from jw_rag.store import SQLiteStore
+
+    rng = random.Random(1)
+    words = "the a of argument reason claim evidence because therefore however people".split()
+
+    def sentence(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n)).capitalize() + "."
+
+    found = 0
+    for _ in range(300):
+        paras = [
+            Paragraph(
+                " ".join(sentence(rng.randint(3, 60)) for _ in range(rng.randint(1, 25))), page=page
+            )  # fmt: skip
+            for page in range(1, rng.randint(2, 6))
+            for _ in range(rng.randint(1, 4))
+        ]
+        doc = Document("f", paras, title="t")
+        units = chunk_document(doc, chunker="page")
+        assert len({u.id for u in units}) == len(units)
+        spans = [(u.span.start_para, u.span.start_char, u.span.end_para, u.span.end_char)
+                 for u in units]  # fmt: skip
+        assert len(set(spans)) == len(spans)  # no passage twice
+        for u in units:
+            assert u.text == rebuild_text(paras, u.span) and u.text.strip()
+            carried = u.metadata.get("overlap")
+            assert not carried or (carried["start_para"], carried["start_char"]) == (
+                u.span.start_para, u.span.start_char
+            )  # fmt: skip
+        found += any(u.metadata.get("overlap") for u in chunk_document(doc, chunker="page"))
+    assert found  # the fixture does carry sentences over pages
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    try:
+        [result] = ingest_documents(store, [doc], chunker="page")
+        assert store.stats()["chunks"] == result.chunks
+    finally:
+        store.close()

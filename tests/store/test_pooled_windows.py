@@ -124,3 +124,26 @@ def test_two_window_sizes_share_no_window_and_follow_their_members() -> None:
     assert len({w.id for w in windows}) == len(windows)
     assert {w.id for w in windows} == {w.id for w in narrow} | {w.id for w in wide}
     assert max(len(w.text) for w in windows) > 2000 >= max(len(w.text) for w in narrow)
+
+
+def test_changing_window_rules_with_units_off_re_indexes(tmp_path: Path) -> None:
+    # with passage_chars=0 the stored hash left out pooled_windows and
+    # wide_window_chars: turning pooling or the wide size off was "skipped"
+    # and the store kept windows made the old way
+    off = UnitRules(passage_chars=0, split_above=0, group_below=0)
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=32))
+    try:
+        assert not ingest_documents(store, [_doc()], units=off)[0].skipped
+        assert ingest_documents(store, [_doc()], units=off)[0].skipped
+        both = store.stats()["windows"]
+        narrow = UnitRules(passage_chars=0, split_above=0, group_below=0, wide_window_chars=0)
+        assert not ingest_documents(store, [_doc()], units=narrow)[0].skipped
+        assert store.stats()["windows"] < both
+        unpooled = UnitRules(
+            passage_chars=0, split_above=0, group_below=0, wide_window_chars=0,
+            pooled_windows=False,
+        )  # fmt: skip
+        assert not ingest_documents(store, [_doc()], units=unpooled)[0].skipped
+        assert ingest_documents(store, [_doc()], units=unpooled)[0].skipped
+    finally:
+        store.close()

@@ -150,6 +150,9 @@ def retrieve(
     were folded into another hit's context."""
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_K}, got {k!r}")
+    if isinstance(query, str) and not query.strip():
+        # a blank query would rank every chunk against nothing: arbitrary hits
+        raise ConfigError("the query is empty: give words to search for")
     hits = store.search(query, search_depth(k) if k else 0, mode=mode, filters=filters)
     return expand_hits(
         store,

@@ -12,7 +12,9 @@ units are built from what each chunk looks like, not from blank lines alone:
   chat lines; hard-wrapped prose is recognised and read as sentences), then
   sentence ends, and only for a run of text with none of these, the last
   space before the size. The pieces are balanced (a 1,100-character
-  paragraph gives two of ~550, not 500 + 100).
+  paragraph gives two of ~550, not 500 + 100). A page chunk that starts with
+  the previous page's last sentence (the page chunker's ``overlap``) is cut
+  from after that sentence, which the previous chunk's passages already hold.
 - **Group.** Consecutive chunks shorter than ``group_below`` (200) are
   grouped into units of up to ``passage_chars``; a group never crosses a
   heading change or a page break.
@@ -107,7 +109,7 @@ class UnitRules:
                 f"wide_window_chars ({self.wide_window_chars}) must be 0 or more than "
                 f"window_chars ({self.window_chars})"
             )
-        if self.group_below > self.passage_chars:
+        if self.passage_chars and self.group_below > self.passage_chars:
             raise ConfigError(
                 f"group_below ({self.group_below}) must be <= passage_chars ({self.passage_chars})"
             )
@@ -265,9 +267,13 @@ def _merged(members: list[Chunk], paragraphs: Sequence[str | Paragraph]) -> Chun
 
 
 def _split(chunk: Chunk, paragraphs: Sequence[str | Paragraph], rules: UnitRules) -> list[Chunk]:
-    atoms = _atoms(chunk.span, paragraphs, rules)
-    pieces = _pack(atoms, len(chunk.text), rules.passage_chars)
-    if len(pieces) < 2:
+    span = chunk.span
+    carried = chunk.metadata.get("overlap")
+    if carried:  # the page chunker's carried sentence: the previous chunk's units hold it
+        span = Span(carried["end_para"], carried["end_char"], span.end_para, span.end_char)
+    atoms = _atoms(span, paragraphs, rules)
+    pieces = _pack(atoms, sum(e - s + 1 for _, s, e in atoms), rules.passage_chars)
+    if len(pieces) < 2 and not carried:
         return [chunk]
     return [
         _unit(chunk, [chunk], Span(p[0][0], p[0][1], p[-1][0], p[-1][2]), paragraphs, "passage")
@@ -283,7 +289,9 @@ def _atoms(span: Span, paragraphs: Sequence[str | Paragraph], rules: UnitRules) 
         a = span.start_char if k == span.start_para else 0
         b = span.end_char if k == span.end_para else len(text)
         for s, e in _blocks(text, a, b, rules.split_above):
-            atoms.extend((k, s2, e2) for s2, e2 in _cut_long(text, s, e, rules))
+            atoms.extend(
+                (k, s2, e2) for s2, e2 in _cut_long(text, s, e, rules) if text[s2:e2].strip()
+            )
     return atoms
 
 
@@ -347,18 +355,26 @@ def _cut_long(text: str, s: int, e: int, rules: UnitRules) -> list[tuple[int, in
 
 
 def _pack(atoms: list[_Atom], total: int, passage_chars: int) -> list[list[_Atom]]:
-    """Consecutive atoms packed into balanced pieces of about ``total / n``."""
+    """Consecutive atoms packed into balanced pieces of about ``total / n``.
+
+    Each piece's size is the text left shared over the pieces left, so a
+    small shortfall per piece is spread over the next ones instead of piling
+    up in the last (a 10 MB paragraph left a last passage of 190,000
+    characters)."""
     n = max(1, round(total / passage_chars))
     target = total / n
     pieces: list[list[_Atom]] = []
     current: list[_Atom] = []
     size = 0
+    done = 0  # characters in the finished pieces
     for atom in atoms:
         length = atom[2] - atom[1]
         new_paragraph = bool(current) and atom[0] != current[-1][0]
-        full = size + length / 2 > target or (new_paragraph and size >= 0.6 * target)
+        share = max(target, (total - done) / (n - len(pieces)))
+        full = size + length / 2 > share or (new_paragraph and size >= 0.6 * target)
         if current and full and len(pieces) < n - 1:
             pieces.append(current)
+            done += size
             current, size = [], 0
         current.append(atom)
         size += length + 1
@@ -389,6 +405,11 @@ def _unit(
         page_of = [_page(paragraphs, k) for k in range(first, last + 1)]
         known = [p for p in page_of if p is not None]
         meta["pages"] = sorted(set(known)) if known else sorted(set(pages))
+    carried = meta.get("overlap")
+    if carried and (carried["start_para"], carried["start_char"]) != (
+        span.start_para, span.start_char
+    ):  # fmt: skip
+        del meta["overlap"]  # the carried text is not where this unit starts
     meta["unit"] = kind
     if kind == "grouped":
         meta["merge_reason"] = "short_paragraph"

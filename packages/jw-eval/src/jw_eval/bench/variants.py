@@ -9,8 +9,10 @@ A chunker variant indexes window units beside its chunks, as ingestion does
 (:mod:`jw_rag.windows`); the option ``windows=N`` sets their size for that
 variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. The
 retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
-here too; ``units=off`` indexes the chunks as made, and ``passage_chars``,
-``split_above`` and ``group_below`` change the rules for that variant. A peer is
+here too; ``units=off`` indexes the chunks as made, ``passage_chars``,
+``split_above``, ``group_below`` and ``wide`` (characters) and ``pooled``
+(on/off) change the rules for that variant; a size not given follows the
+passage size, a size given is used as given or refused. A peer is
 run as its library ships it: its chunks only, delivered alone unless the label
 names an expansion.
 
@@ -145,17 +147,33 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
         "group_below": current.group_below, "pooled_windows": current.pooled_windows,
     }  # fmt: skip
     if "pooled" in sizes:
-        values["pooled_windows"] = bool(sizes.pop("pooled"))
+        values["pooled_windows"] = _switch(label, sizes.pop("pooled"))
+    for key, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(
+                f"variant {label!r}: {key} must be a number of characters >= 0, got {value!r}"
+            )
     values["wide_window_chars"] = sizes.pop("wide", current.wide_window_chars)
     values.update(sizes)
-    if values["group_below"] > values["passage_chars"]:
+    # a default the variant did not set follows the sizes it did set
+    if "group_below" not in sizes and values["group_below"] > values["passage_chars"]:
         values["group_below"] = values["passage_chars"]
-    if values["split_above"] < values["passage_chars"]:
+    if "split_above" not in sizes and values["split_above"] < values["passage_chars"]:
         values["split_above"] = values["passage_chars"]
     try:
         return UnitRules(**values, window_chars=DEFAULT_PIPELINE.units.window_chars)
     except ConfigError as exc:
         raise ConfigError(f"variant {label!r}: {exc}") from None
+
+
+def _switch(label: str, value: Any) -> bool:
+    """``pooled=`` as True/False: true|false, on|off, yes|no, 1|0."""
+    text = str(value).strip().lower()
+    if text in ("true", "on", "yes", "1"):
+        return True
+    if text in ("false", "off", "no", "0"):
+        return False
+    raise ConfigError(f"variant {label!r}: pooled takes on or off, got {value!r}")
 
 
 def parse_variants(text: str) -> list[VariantSpec]:
@@ -179,16 +197,18 @@ def parse_peers(text: str | None) -> list[VariantSpec]:
         return [parse_variant(p) for p in DEFAULT_PEERS]
     if text.strip().lower() == "none":
         return []
-    if not text.strip():
+    if not text.strip(" ,"):
         raise ConfigError("peers is empty: give peers such as semchunk:1500, or none")
-    specs = parse_variants(text)
-    for spec in specs:
-        if not spec.peer:
+    from jw_rag.chunkers import split_chunker_specs
+
+    for part in split_chunker_specs(text):
+        name = part.partition(":")[0].partition("+")[0].strip().lower()
+        if name not in PEERS:
             raise ConfigError(
-                f"peers lists {spec.label!r}, which is not a peer: use {', '.join(PEERS)} "
+                f"peers lists {part.strip()!r}, which is not a peer: use {', '.join(PEERS)} "
                 "with a size (e.g. semchunk:1500), or none"
             )
-    return specs
+    return parse_variants(text)
 
 
 def _same_arm(spec: VariantSpec) -> tuple[str, int, str | None]:

@@ -203,11 +203,17 @@ def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool)
 
 def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, windows: int) -> str:
     """The stored content hash: the document and chunker's, plus the unit
-    rules (when they split or group) and the window size."""
+    rules (when they split or group), the window size and, with windows, how
+    their vectors are made and the wide size (with the chunks as made too)."""
     digest = content_hash(doc, chunker)
     if units.active:
         digest = f"{digest}+{units.identity()}"
-    return digest if not windows else f"{digest}+w{windows}"
+    if not windows:
+        return digest
+    digest = f"{digest}+w{windows}"
+    if not units.active and (not units.pooled_windows or units.wide_window_chars):
+        digest = f"{digest}.p{int(units.pooled_windows)}.ww{units.wide_window_chars}"
+    return digest
 
 
 def ingest_documents(
