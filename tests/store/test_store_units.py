@@ -1,4 +1,4 @@
-"""Unit kinds: rows the caller marks with ``metadata["unit"]`` are kept and
+"""Unit kinds: rows the caller marks with ``metadata["extra_unit"]`` are kept and
 counted apart from the chunks without the store knowing what they are; the
 store package imports nothing from retrieval or windows; the ``Store``
 protocol holds every method its callers use. On both backends."""
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from store_helpers import make_chunks
 
 import jw_rag.store as store_pkg
-from jw_rag.model import UNIT_KEY, Chunk
+from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 from jw_rag.store import SQLiteStore, Store
 from jw_rag.windows import window_units
 
@@ -28,7 +28,7 @@ def _units(source_id: str, kind: str, n: int, language: str = "en") -> list[Chun
             id=f"{source_id}:{kind}{i}",
             text=f"a {kind} unit {i} of {source_id} about lamps",
             source_id=source_id,
-            metadata={UNIT_KEY: kind, "chunker": "anything", "language": language},
+            metadata={EXTRA_UNIT_KEY: kind, "chunker": "anything", "language": language},
         )
         for i in range(n)
     ]
@@ -43,11 +43,11 @@ def test_unit_rows_are_counted_apart(store: Store) -> None:
     assert stats["chunks"] == 5 and stats["per_source"] == {"a": 3, "b": 2}
     assert stats["languages"] == {"en": 3, "es": 2}
     assert stats["chunkers"] == {"paragraph": 5}
-    assert stats["units"] == {"summary": 2, "window": 4}
+    assert stats["extra_units"] == {"summary": 2, "window": 4}
     assert stats["windows"] == 4
-    assert [c.metadata[UNIT_KEY] for c in store.get(["a:summary0"])] == ["summary"]
+    assert [c.metadata[EXTRA_UNIT_KEY] for c in store.get(["a:summary0"])] == ["summary"]
     assert store.delete_source("a") == 3  # the unit rows go too, uncounted
-    assert store.stats()["units"] == {"window": 4}
+    assert store.stats()["extra_units"] == {"window": 4}
 
 
 def test_window_units_from_the_retrieval_layer_carry_their_kind(store: Store) -> None:
@@ -56,13 +56,13 @@ def test_window_units_from_the_retrieval_layer_carry_their_kind(store: Store) ->
         c.metadata["span"] = {"start_para": c.metadata["chunk_index"], "start_char": 0,
                               "end_para": c.metadata["chunk_index"], "end_char": len(c.text)}  # fmt: skip
     windows = window_units(chunks, None, max_chars=400)
-    assert windows and {w.metadata[UNIT_KEY] for w in windows} == {"window"}
+    assert windows and {w.metadata[EXTRA_UNIT_KEY] for w in windows} == {"window"}
     store.replace_source("a", [*chunks, *windows])
     assert store.stats()["windows"] == len(windows) and store.stats()["chunks"] == 6
 
 
 def test_a_store_written_before_kinds_were_recorded(tmp_path: Path) -> None:
-    """Window rows written without ``metadata["unit"]`` (older versions) still
+    """Window rows written without ``metadata["extra_unit"]`` (older versions) still
     count as windows."""
     old = [
         Chunk(id=f"a:w{i}", text=f"window {i}", source_id="a",
@@ -97,7 +97,7 @@ def test_chunks_plus_units_are_every_row(tmp_path_factory, writes) -> None:  # n
         for _, kinds in expected.values():
             for kind, n in kinds.items():
                 units[kind] = units.get(kind, 0) + n
-        assert stats["units"] == units
+        assert stats["extra_units"] == units
 
 
 def _imports(path: Path) -> set[str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = [
     "PARAGRAPH_SEPARATOR",
-    "UNIT_KEY",
+    "EXTRA_UNIT_KEY",
     "Chunk",
     "Document",
     "Paragraph",
@@ -32,8 +32,8 @@ __all__ = [
 #: The chunk metadata key naming the kind of unit a chunk is, when it is one
 #: indexed beside the chunks (e.g. a window over several of them). A store does
 #: not read the kind: it keeps it as the row's chunker and counts the rows of
-#: each kind apart from the chunks (``Store.stats()["units"]``).
-UNIT_KEY = "unit"
+#: each kind apart from the chunks (``Store.stats()["extra_units"]``).
+EXTRA_UNIT_KEY = "extra_unit"
 
 #: Text placed between two paragraphs inside one chunk.
 PARAGRAPH_SEPARATOR = "\n\n"

@@ -85,7 +85,7 @@ class Counts:
     languages: list[tuple[str | None, int]]
     chunker_versions: list[tuple[str | None, str | None, int]]
     #: ``(unit kind, source_id, language, count)`` of the rows of a unit kind
-    #: (:data:`UNIT_KEY`; already counted above).
+    #: (:data:`EXTRA_UNIT_KEY`; already counted above).
     units: list[tuple[str, str, str | None, int]] = field(default_factory=list)
 
 
@@ -656,7 +656,7 @@ class StoreCore(ABC, Generic[ConnT]):
             "dim": int(meta["dim"]) if "dim" in meta else None,
             "chunks": sum(per_source.values()),
             "windows": units.get(_WINDOW_UNIT, 0),
-            "units": units,
+            "extra_units": units,
             "sources": counts.sources,
             "parents": counts.parents,
             "per_source": per_source,

@@ -9,10 +9,10 @@ from typing import Any
 
 from jw_core import normalize_language
 from jw_rag.errors import ConfigError, StoreError
-from jw_rag.model import UNIT_KEY, Chunk
+from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 
 __all__ = [
-    "UNIT_KEY",
+    "EXTRA_UNIT_KEY",
     "UNIT_META_PREFIX",
     "ChunkRow",
     "unit_kinds",
@@ -42,8 +42,8 @@ def dump_metadata(chunk: Chunk) -> str:
         ) from None
 
 
-#: Store metadata keys recording each unit kind written (``unit:<kind>``).
-UNIT_META_PREFIX = "unit:"
+#: Store metadata keys recording each unit kind written (``extra_unit:<kind>``).
+UNIT_META_PREFIX = "extra_unit:"
 #: The unit kind stores written before kinds were recorded hold, by its chunker name.
 _RECORDED_BEFORE = ("window",)
 
@@ -66,8 +66,8 @@ class ChunkRow:
 
     @property
     def unit(self) -> str | None:
-        """The unit kind the chunk is (:data:`UNIT_KEY`), if any."""
-        kind = self.chunk.metadata.get(UNIT_KEY)
+        """The unit kind the chunk is (:data:`EXTRA_UNIT_KEY`), if any."""
+        kind = self.chunk.metadata.get(EXTRA_UNIT_KEY)
         return kind if isinstance(kind, str) and kind else None
 
     def fields(self) -> tuple[Any, ...]:

@@ -11,9 +11,9 @@ import numpy.typing as npt
 
 from jw_rag.defaults import SearchMode
 from jw_rag.embed.protocol import Embedder
-from jw_rag.model import UNIT_KEY, Chunk
+from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 
-__all__ = ["UNIT_KEY", "SearchHit", "SearchMode", "SourceWrite", "Store"]
+__all__ = ["EXTRA_UNIT_KEY", "SearchHit", "SearchMode", "SourceWrite", "Store"]
 
 
 @dataclass(slots=True)
@@ -58,9 +58,9 @@ class Store(Protocol):
     "\\n" + text`` when the chunk has an ``embed_prefix`` (e.g. its heading
     path), else its text; the stored text is always ``chunk.text``.
 
-    A chunk's ``metadata[UNIT_KEY]`` (when set) names the kind of unit it is;
+    A chunk's ``metadata[EXTRA_UNIT_KEY]`` (when set) names the kind of unit it is;
     the store keeps it without reading it, except that ``stats`` counts the
-    rows of each unit kind apart from the chunks (``"units"``).
+    rows of each unit kind apart from the chunks (``"extra_units"``).
     """
 
     @property
