@@ -80,3 +80,28 @@ def test_each_hit_says_its_text_once_in_reading_order(store: str) -> None:
         assert not any(str(v).startswith("/") for v in record.values())  # no server paths
         assert all(isinstance(p, str) for p in record.get("para_ids", []))
         assert "metadata" not in record and "expanded" not in record
+
+
+def test_a_source_title_is_given_once_per_search(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["--store", store, "rag", "search", "¿El alma muere?", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    seen: set[str] = set()
+    for hit in hits:
+        title = _title(hit["source_id"])
+        heading = hit.get("heading", "")
+        if hit["source_id"] in seen:
+            assert not heading.startswith(title), hit
+        else:
+            assert heading.startswith(title), hit
+        seen.add(hit["source_id"])
+    assert len(seen) < len(hits)  # some source gave more than one hit
+
+
+def _title(source_id: str) -> str:
+    from jw_rag.ingest.article import parse_article
+
+    language, name = source_id.split("/")
+    return parse_article(BENCH / "corpus" / language / f"{name}.html").title

@@ -39,7 +39,8 @@ def test_squad_fixture_end_to_end_report_structure(tmp_path: Path) -> None:
     assert report["dataset"]["n_queries"] == 6 and report["dataset"]["n_documents"] == 2
     assert report["dataset"]["loader_stats"]["questions_dropped"] == 1
     para = _variant(report, "paragraph")
-    assert para["n_chunks"] == 6  # one chunk per context paragraph
+    # the three short contexts of each article are one retrieval unit (jw_rag.units)
+    assert para["n_chunks"] == 2
     assert set(para["metrics"]) == set(report["metric_names"])
     assert para["metrics"]["ndcg@10"]["ci95"][0] <= para["metrics"]["ndcg@10"]["value"]
     assert para["by_language"]["en"]["n"] == 6
@@ -103,7 +104,7 @@ def test_bad_options_are_one_line_errors() -> None:
 def test_neighbour_expansion_delivers_prev_and_next(tmp_path: Path) -> None:
     ds = load_dataset(SQUAD)
     doc = ds.documents["Lighthouses"]
-    chunks = VariantChunker(parse_variant("paragraph")).chunk(doc)
+    chunks = VariantChunker(parse_variant("paragraph:units=off")).chunk(doc)
     store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder())
     store.replace_source(doc.doc_id, chunks)
     hits = store.search("Fresnel lens invented 1822", k=1)
@@ -165,7 +166,7 @@ def test_parent_expansion_delivers_the_stored_parent(tmp_path: Path) -> None:
 
     ds = load_dataset(SQUAD)
     doc = ds.documents["Lighthouses"]
-    chunks = VariantChunker(parse_variant("paragraph")).chunk(doc)
+    chunks = VariantChunker(parse_variant("paragraph:units=off")).chunk(doc)
     parent = Chunk(
         "Lighthouses:parent",
         doc.text,
@@ -192,7 +193,7 @@ def test_parent_expansion_delivers_the_stored_parent(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("retriever", ["bm25", "hybrid"])
 def test_lexical_retrievers_and_neighbour_delivery(retriever: str) -> None:
-    base = BenchOptions(variants="paragraph", dataset=SQUAD, k=1, retriever=retriever)
+    base = BenchOptions(variants="paragraph:units=off", dataset=SQUAD, k=1, retriever=retriever)
     plain = run_chunker_bench(base, embedder=FakeEmbedder()).report
     wide = run_chunker_bench(replace(base, expand="neighbors"), embedder=FakeEmbedder()).report
     assert plain["config"]["retriever"] == retriever
@@ -224,7 +225,7 @@ def test_per_variant_expansion_and_budgeted_ndcg() -> None:
     assert any(row["doc_ndcg@10"] > 0 for row in pc["queries"])
     for row in pc["queries"]:
         assert row["complete@3"] == (1.0 if row["doc_ndcg@10"] > 0 else 0.0)
-    assert pc["n_chunks"] == plain["n_chunks"]  # only children are indexed
+    assert pc["n_chunks"] == 6  # only children are indexed, one per context paragraph
     assert "ci95" in plain["metrics"]["ndcg@2000c"]
     budget = report["budget_deltas"]["ndcg@2000c"]
     assert set(budget) == {
@@ -255,20 +256,21 @@ def test_relevant_delivery_keeps_the_hits_and_adds_context() -> None:
 
 def test_windows_per_variant_and_lifts_over_the_best_peer() -> None:
     opts = BenchOptions(
-        variants="paragraph,paragraph:windows=0+none,chonkie-recursive:200,semchunk:200",
+        variants="paragraph:units=off,paragraph:units=off,windows=0+none,"
+        "chonkie-recursive:200,semchunk:200",
         dataset=SQUAD,
         k=3,
     )
     report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
     assert report["config"]["window_chars"] == 2000
-    windowed = _variant(report, "paragraph")
-    plain = _variant(report, "paragraph:windows=0+none")
+    windowed = _variant(report, "paragraph:units=off")
+    plain = _variant(report, "paragraph:units=off,windows=0+none")
     # windows are index units beside the chunks: they are not counted as chunks
     assert windowed["n_windows"] > 0 and windowed["n_chunks"] == plain["n_chunks"]
     assert plain["n_windows"] == 0 and _variant(report, "semchunk:200")["n_windows"] == 0
     deltas = report["peer_deltas"]["ndcg@2000c"]
-    assert set(deltas) == {"paragraph", "paragraph:windows=0+none"}
-    entry = deltas["paragraph"]["en"]
+    assert set(deltas) == {"paragraph:units=off", "paragraph:units=off,windows=0+none"}
+    entry = deltas["paragraph:units=off"]["en"]
     peers = {
         name: _variant(report, name)["metrics"]["ndcg@2000c"]["value"]
         for name in ("chonkie-recursive:200", "semchunk:200")

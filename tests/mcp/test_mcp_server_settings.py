@@ -28,6 +28,7 @@ def test_path_options_are_found_in_specs_nested_specs_and_plugin_names() -> None
     assert path_options("semantic:markers_path=/etc/passwd,target_chars=800") == ["markers_path"]
     assert path_options("llm:cache_dir=/tmp/x,cache_max_bytes=0") == ["cache_dir"]
     assert path_options("embedding:embedder=st:/models/mine") == ["embedder"]
+    assert path_options("llm:provider=llamacpp,model=/m.gguf") == ["provider", "model"]
     assert path_options("parent-child:parent=semantic:markers_path=/x") == ["parent.markers_path"]
     assert path_options("plugin:vocab_file=/x,Output-Dir=/y,path=/z,profile=a") == [
         "vocab_file", "Output-Dir", "path"]  # fmt: skip

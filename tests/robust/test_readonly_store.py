@@ -51,7 +51,7 @@ def test_existing_store_accepts_files_and_dsns(tmp_path: Path) -> None:
     path.write_bytes(b"")
     assert existing_store(str(path)) == str(path)
     assert existing_store("postgresql://u@h/db") == "postgresql://u@h/db"
-    with pytest.raises(StoreError, match="no store at"):
+    with pytest.raises(StoreError, match="is a directory: give a file path"):
         existing_store(str(tmp_path))  # a folder is not a store file
 
 

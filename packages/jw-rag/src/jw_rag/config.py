@@ -53,6 +53,9 @@ def existing_store(location: str) -> str:
     if "://" in location:
         return location
     path = Path(location).expanduser()
+    if path.exists() and not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file (a FIFO, device or socket)"
+        raise StoreError(f"store path {path} is {kind}: give a file path")
     if not path.is_file():
         raise StoreError(
             f"no store at {path}: check the path (--store or $JW_STORE), or ingest a source "

@@ -17,8 +17,10 @@ key                value
 ``hit``            ``[start, end]``: where the hit's own chunk stands in
                    ``text``; absent when ``text`` is the hit alone (or when
                    the hit cannot be found in it)
-``heading``        where the hit stands: the source's title, then the
-                   headings above the hit, joined by ``" > "``
+``heading``        where the hit stands: the source's title (on the first hit
+                   of each source only: later hits of the same source give
+                   the headings alone), then the headings above the hit,
+                   joined by ``" > "``
 ``pages``          page numbers, when known
 ``para_ids``       paragraph ids, **always strings**: the source's own id
                    (``data-pid``, verse id) as is, a paragraph without one
@@ -69,8 +71,11 @@ def _hit_range(text_parts: Sequence[str], ids: Sequence[str], hit: Any) -> list[
     return [start, start + len(text_parts[at])]
 
 
-def hit_record(hit: SearchHit, folded: Sequence[str] = ()) -> dict[str, Any]:
-    """One delivered hit as the table in the module docstring describes it."""
+def hit_record(
+    hit: SearchHit, folded: Sequence[str] = (), *, with_title: bool = True
+) -> dict[str, Any]:
+    """One delivered hit as the table in the module docstring describes it
+    (``with_title=False``: the heading without the source's title)."""
     chunk = hit.chunk
     meta = chunk.metadata
     delivered = list(hit.expanded) or [chunk]
@@ -88,7 +93,9 @@ def hit_record(hit: SearchHit, folded: Sequence[str] = ()) -> dict[str, Any]:
         out["hit"] = where
     title = meta.get("title")
     heading = [str(h) for h in meta.get("heading_path") or ()]
-    if title and (not heading or heading[0] != title):
+    if heading and heading[0] == title and not with_title:
+        heading = heading[1:]
+    elif title and with_title and (not heading or heading[0] != title):
         heading.insert(0, str(title))
     optional = {
         "heading": " > ".join(heading),
@@ -104,4 +111,10 @@ def hit_records(delivery: Sequence[SearchHit]) -> list[dict[str, Any]]:
     """:func:`hit_record` of every hit of ``delivery`` (a
     :class:`~jw_rag.retrieve.Delivery` says what each hit folded)."""
     folded_into = getattr(delivery, "folded_into", None)
-    return [hit_record(h, folded_into(h.rank) if callable(folded_into) else ()) for h in delivery]
+    seen: set[str] = set()
+    out = []
+    for h in delivery:
+        folded = folded_into(h.rank) if callable(folded_into) else ()
+        out.append(hit_record(h, folded, with_title=h.chunk.source_id not in seen))
+        seen.add(h.chunk.source_id)
+    return out

@@ -28,8 +28,11 @@ characters), and their vectors are pooled from their members' vectors
 long text: a long paragraph is found by its best passage and by the windows
 around it, and segment delivery (:mod:`jw_rag.segments`) gives a reader the
 contiguous run of passages around a hit: small units to find, the surrounding
-text to read. Only the units are embedded, about 1.35 texts per paragraph on
-the argument corpus against 1.95 before (chunks and windows both embedded).
+text to read. Only the units are embedded: on the argument corpus 1.35 texts
+per paragraph against 1.03 before (paragraph chunks and their windows both
+embedded), but short texts instead of 2,000-character windows, so a cold
+ingest runs about 1.7 times as fast (``benchmarks/ingest_throughput.py
+--compare``).
 
 Every unit keeps exact provenance: its ``span`` designates its text in the
 source (``rebuild_text(paragraphs, span) == unit.text``), ``para_ids`` lists

@@ -8,7 +8,9 @@ language means adding an entry there, not code. See that file's
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -238,6 +240,34 @@ class MarkerSet:
         )
 
 
+#: The most a markers file may hold (the bundled one is about 20 KB).
+MAX_MARKERS_BYTES = 16 * 1024 * 1024
+
+
+def _read_file(path: str) -> str:
+    """A markers file's text: a regular file of at most :data:`MAX_MARKERS_BYTES`
+    (a FIFO, a device or an endless file is refused before it is read)."""
+    fd = os.open(Path(path).expanduser(), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory", path)
+        if not stat.S_ISREG(mode):
+            raise ValueError(
+                "it is not a regular file (a FIFO, device or socket); give the marker "
+                "lists' JSON file"
+            )
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(MAX_MARKERS_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_MARKERS_BYTES:
+        raise ValueError(
+            f"it is over {MAX_MARKERS_BYTES // 2**20} MiB; give the marker lists' JSON file"
+        )
+    return data.decode("utf-8")
+
+
 def _read(path: str | None) -> dict[str, Any]:
     try:
         if path is None:
@@ -247,7 +277,7 @@ def _read(path: str | None) -> dict[str, Any]:
                 .read_text("utf-8")
             )
         else:
-            raw = Path(path).read_text("utf-8")
+            raw = _read_file(path)
         data = json.loads(raw)
     except (OSError, ValueError) as exc:
         where = path or "jw_core/data/continuation_markers.json"

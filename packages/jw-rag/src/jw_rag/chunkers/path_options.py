@@ -2,7 +2,8 @@
 
 A chunker option whose value is a file or folder (``markers_path``,
 ``cache_dir``), or a model loaded from one (``embedder``: a
-sentence-transformers model may be a local folder), reaches the file system
+sentence-transformers model may be a local folder; the LLM chunker's ``model``
+and ``provider``: a GGUF file read by ``llamacpp``), reaches the file system
 of whoever builds the chunker. :func:`path_options` finds them in a spec, in
 the specs nested in it (``parent-child``'s ``parent`` and ``child``) and, for
 chunkers from plugins, by name (``..._path``, ``..._dir``, ``..._file``,
@@ -16,8 +17,10 @@ from jw_rag.chunkers.registry import parse_chunker_spec
 
 __all__ = ["PATH_OPTIONS", "SPEC_OPTIONS", "path_options"]
 
-#: Options of the built-in chunkers that name a file, a folder or a model on disk.
-PATH_OPTIONS = frozenset({"markers_path", "cache_dir", "embedder"})
+#: Options of the built-in chunkers that name a file, a folder or a model on disk
+#: (the LLM chunker's ``model`` may be a GGUF path, its ``provider`` picks what
+#: reads it or which service the server's keys pay for).
+PATH_OPTIONS = frozenset({"markers_path", "cache_dir", "embedder", "model", "provider"})
 #: Options whose value is itself a chunker spec.
 SPEC_OPTIONS = frozenset({"parent", "child"})
 _WORDS = ("path", "dir", "file", "folder", "directory")

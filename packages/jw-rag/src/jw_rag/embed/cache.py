@@ -202,7 +202,9 @@ class EmbeddingCache:
     def get_many(self, model_id: str, texts: Sequence[str]) -> dict[int, Vectors]:
         """Cached vectors for ``texts`` under ``model_id``, keyed by position in ``texts``.
 
-        Positions whose text is not cached are absent. Repeated texts all get the vector.
+        Positions whose text is not cached are absent, and so are those whose row
+        is damaged (truncated, or holding NaN or infinite values): the model
+        embeds them again. Repeated texts all get the vector.
         """
         if not texts:
             return {}
@@ -225,6 +227,8 @@ class EmbeddingCache:
                     if len(blob) != dim * 4:  # a truncated row counts as absent
                         continue
                     vec = np.frombuffer(blob, dtype=np.float32)
+                    if not np.isfinite(vec).all():  # a damaged row counts as absent too
+                        continue
                     for i in positions[bytes(key)]:
                         found[i] = vec
             return found

@@ -27,7 +27,7 @@ from jw_rag.ingest.jw_library import ingest_jw_library_backup
 from jw_rag.ingest.jwpub import parse_jwpub
 from jw_rag.ingest.markdown import parse_markdown_bytes
 from jw_rag.ingest.pdf import parse_pdf_bytes
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, with_source_id
+from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, check_source_id, with_source_id
 from jw_rag.ingest.text import parse_text_bytes
 from jw_rag.model import Document
 from jw_rag.store.protocol import Store
@@ -121,7 +121,8 @@ def _single(parse: Callable[[Loaded], Document]) -> BytesReader:
 
 
 def _epub(loaded: Loaded, source_id: str | None) -> list[Document]:
-    return parse_epub_bytes(loaded, base_id=source_id)
+    base = None if source_id is None else check_source_id(source_id)
+    return parse_epub_bytes(loaded, base_id=base)
 
 
 def _jwpub(path: str | Path, language: str | None) -> list[Document]:

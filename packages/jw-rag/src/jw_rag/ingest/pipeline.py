@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,7 +244,8 @@ def ingest_documents(
         )  # fmt: skip
         digest = None if doc.source_id in moved else indexed_hash(doc, resolved, units, windows)
         meta = _source_metadata(doc, resolved)
-        writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta))
+        keep = not replace and bool(meta.get("origin"))
+        writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta, keep_origin=keep))
     changed = replace_sources(store, writes)
     return [
         _result(doc, chunks, resolved, done)
@@ -337,10 +339,21 @@ def with_language(doc: Document, language: str | None) -> Document:
     return doc
 
 
+def check_source_id(source_id: str) -> str:
+    """``source_id`` when it is a usable id: not empty, one line, no control characters."""
+    if not source_id.strip():
+        raise ConfigError("source_id must not be empty")
+    control = next((c for c in source_id if unicodedata.category(c) == "Cc"), None)
+    if control is not None:
+        raise ConfigError(
+            f"source_id {source_id!r} holds a control character ({control!r}): give an id "
+            "on one line, without tabs or other control characters"
+        )
+    return source_id
+
+
 def with_source_id(doc: Document, source_id: str | None) -> Document:
-    """``doc`` with the caller's source id when one is given (not empty)."""
+    """``doc`` with the caller's source id when one is given (:func:`check_source_id`)."""
     if source_id is not None:
-        if not source_id.strip():
-            raise ConfigError("source_id must not be empty")
-        doc.source_id = source_id
+        doc.source_id = check_source_id(source_id)
     return doc

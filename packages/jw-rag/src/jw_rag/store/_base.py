@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from jw_rag.defaults import SEARCH_MODES
 from jw_rag.embed.protocol import embed_queries
-from jw_rag.errors import ConfigError, EmbeddingError, StoreError
+from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
@@ -518,6 +518,8 @@ class StoreCore(ABC, Generic[ConnT]):
                     now = self._claim_source(conn, w.source_id, staged.rows(w.source_id) > 0)
                     if w.content_hash is not None and now == w.content_hash and same_model:
                         continue  # another process ingested it meanwhile
+                    if w.keep_origin:
+                        self._refuse_other_origin(conn, w)
                     self._delete_source_rows(conn, w.source_id)
                     for rows, vectors in staged.batches(w.source_id):
                         self._insert(conn, rows, vectors)
@@ -525,6 +527,18 @@ class StoreCore(ABC, Generic[ConnT]):
                     self._record_source(conn, w.source_id, w.content_hash, meta_json)
                     written.add(w.source_id)
         return [w.source_id in written for w in writes]
+
+    def _refuse_other_origin(self, conn: ConnT, w: SourceWrite) -> None:
+        """Inside the write: the source stored meanwhile from another origin is refused."""
+        origin = (w.source_metadata or {}).get("origin")
+        row = self._source_row(conn, w.source_id)
+        stored = row.metadata.get("origin") if row is not None else None
+        if isinstance(origin, str) and isinstance(stored, str) and stored and stored != origin:
+            raise IngestError(
+                f"source {w.source_id!r} was ingested from {stored} while this ingest ran; "
+                f"refusing to replace it with {origin}, nothing was stored: give this one "
+                "another id (--source-id / source_id=) or replace it (--replace / replace=True)"
+            )
 
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and

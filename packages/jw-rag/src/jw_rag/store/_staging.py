@@ -16,8 +16,10 @@ from __future__ import annotations
 import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING
 
+from jw_rag.errors import StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._rows import ChunkRow, encode_chunks
 
@@ -83,11 +85,12 @@ class Staged:
         if self._first is None:
             self._first = batch
             return _IN_MEMORY
-        if self._spill is None:
-            self._spill = tempfile.TemporaryFile(prefix="jw-stage-")  # noqa: SIM115 - closed in close()
-        self._spill.seek(0, 2)
-        where = self._spill.tell()
-        pickle.dump(batch, self._spill, protocol=pickle.HIGHEST_PROTOCOL)
+        with _spill_errors():
+            if self._spill is None:
+                self._spill = tempfile.TemporaryFile(prefix="jw-stage-")  # noqa: SIM115 - closed in close()
+            self._spill.seek(0, 2)
+            where = self._spill.tell()
+            pickle.dump(batch, self._spill, protocol=pickle.HIGHEST_PROTOCOL)
         return where
 
     def rows(self, part: str) -> int:
@@ -102,8 +105,10 @@ class Staged:
                 yield self._first
             else:
                 assert self._spill is not None
-                self._spill.seek(where)
-                yield pickle.load(self._spill)  # noqa: S301 - our own anonymous file
+                with _spill_errors():
+                    self._spill.seek(where)  # flushes what is still buffered
+                    batch = pickle.load(self._spill)  # noqa: S301 - our own anonymous file
+                yield batch
 
     def close(self) -> None:
         self._first = None
@@ -117,3 +122,17 @@ class Staged:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextmanager
+def _spill_errors() -> Iterator[None]:
+    """A temporary folder that is full or cannot be written fails the write in
+    one line naming it (the write has not begun, or is rolled back)."""
+    try:
+        yield
+    except OSError as exc:
+        raise StoreError(
+            f"the temporary folder {tempfile.gettempdir()} cannot hold this write's staged "
+            f"batches ({exc.strerror or exc}); nothing was stored: free space there or set "
+            "TMPDIR to a folder with room"
+        ) from None

@@ -43,6 +43,11 @@ class SourceWrite:
     content_hash: str | None = None
     parents: Sequence[Chunk] = ()
     source_metadata: Mapping[str, Any] | None = None
+    #: Refuse the whole write (one-line ``IngestError``, nothing written) when,
+    #: at the moment of writing, the source is stored from another origin than
+    #: ``source_metadata["origin"]`` (another process ingested another file
+    #: under this id meanwhile); False overwrites it.
+    keep_origin: bool = False
 
 
 @runtime_checkable

@@ -97,6 +97,11 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         self._label = str(self.path)
         if self.path.is_dir():
             raise StoreError(f"store path {self.path} is a directory: give a file path")
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(
+                f"store path {self.path} is not a regular file (a FIFO, device or socket): "
+                "give a file path"
+            )
         self.read_only = read_only
         self._why_read_only = "opened for reading only"
         self._lock = threading.RLock()
