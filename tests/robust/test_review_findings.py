@@ -88,19 +88,19 @@ def test_agents_cannot_name_a_model_file_for_the_llm_chunker(tmp_path: Path) -> 
             error, message = await c.call("set_chunker", name="llm", options={"model": str(secret)})
             assert (error, message) == (True, refusal.format(tool="set_chunker", option="model"))
             error, message = await c.call(
-                "ingest_text", url_or_path="note.txt", chunker="llm",
+                "ingest", kind="text", source="note.txt", chunker="llm",
                 chunker_options={"provider": "llamacpp", "model": str(secret)},
             )  # fmt: skip
             assert (error, message) == (
-                True, refusal.format(tool="ingest_text", option="provider"))  # fmt: skip
+                True, refusal.format(tool="ingest", option="provider"))  # fmt: skip
             error, message = await c.call(
                 "set_chunker", name="llm", options={"provider": "anthropic"}
             )
             assert (error, message) == (
                 True, refusal.format(tool="set_chunker", option="provider"))  # fmt: skip
             assert (await c.call("get_chunker"))[1]["chunker"] == "paragraph"
-            error, result = await c.call("ingest_text", url_or_path="note.txt")
-            assert not error and result["chunks"] >= 1  # the store is usable as before
+            error, result = await c.call("ingest", kind="text", source="note.txt")
+            assert not error and result[0]["chunks"] >= 1  # the store is usable as before
 
     anyio.run(scenario)
 

@@ -21,9 +21,13 @@ from jw_rag.defaults import (
     SEARCH_MODES,
 )
 
-__all__ = ["chunker_bench", "eval_app"]
+__all__ = ["chunker_bench", "datasets_get", "eval_app"]
 
 eval_app = typer.Typer(help="Measure retrieval quality.", no_args_is_help=True)
+datasets_app = typer.Typer(
+    help="Get the public evaluation sets the benchmark reads.", no_args_is_help=True
+)
+eval_app.add_typer(datasets_app, name="datasets")
 
 _Variants = Annotated[
     str,
@@ -154,3 +158,45 @@ def chunker_bench(
     if not result.passed:
         typer.echo("gate failed: " + ", ".join(result.report["gate"]["failures"]), err=True)
         raise typer.Exit(1)
+
+
+#: Where each set's ``--dataset`` path is, under the destination.
+_DATASET_PATHS = {
+    "xquad": "xquad/xquad.en.json",
+    "faquad": "faquad/dataset.json",
+    "chroma": "chroma",
+}
+
+
+@datasets_app.command("get")
+def datasets_get(
+    name: Annotated[
+        str, typer.Argument(metavar="<xquad|faquad|chroma>", help="The public set to download.")
+    ],
+    dest: Annotated[
+        Path, typer.Option(help="Folder the set is laid out in (created if missing).")
+    ] = Path("bench-data"),
+    force: Annotated[
+        bool,
+        typer.Option("--force", metavar="", help="Replace files that differ from the pinned ones."),
+    ] = False,
+    mirror: Annotated[
+        str | None,
+        typer.Option(help="Base URL laid out like --dest, used instead of the upstream addresses."),
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed for each download.")] = 60.0,
+) -> None:
+    """Download a public evaluation set, each file checked against its pinned SHA-256.
+
+    XQuAD (en, es; CC BY-SA 4.0), FaQuAD (pt; CC BY 4.0) or Chroma's chunking
+    evaluation (en; MIT), in the layout --dataset reads. A set is written whole
+    or not at all; files already there with the pinned checksum are kept.
+
+    Example: jw eval datasets get xquad --dest bench-data
+    """
+    from jw_eval.datasets.public import get_public_dataset
+
+    results = get_public_dataset(name, dest, force=force, mirror=mirror, timeout=timeout)
+    for result in results:
+        typer.echo(f"{result.status} {result.path} ({result.bytes:,} bytes)")
+    typer.echo(f"use: jw eval chunker-bench --dataset {dest / _DATASET_PATHS[name]}")

@@ -114,8 +114,11 @@ class Staged:
         self._first = None
         self._places.clear()
         if self._spill is not None:
-            self._spill.close()
-            self._spill = None
+            spill, self._spill = self._spill, None
+            try:
+                spill.close()
+            except OSError:  # bytes it could not flush: an anonymous file, never read again
+                pass
 
     def __enter__(self) -> Staged:
         return self
