@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from jw_rag.model import Chunk
-from jw_rag.store.protocol import SearchHit
+from jw_rag.store import write_one_at_a_time
+from jw_rag.store.protocol import SearchHit, SourceWrite
 from jw_rag.windows import is_window
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ingest"
@@ -55,6 +56,14 @@ class RecordingStore:
         self.windows[source_id] = units
         self.hashes[source_id] = content_hash
         return True
+
+    def replace_sources(
+        self, writes: Sequence[SourceWrite], *, progress: Callable[[str], None] | None = None
+    ) -> list[bool]:
+        return write_one_at_a_time(self, writes, progress=progress)
+
+    def get_source(self, source_id: str) -> dict[str, Any] | None:
+        return None  # keeps no origins: every id is taken as new
 
     def delete_source(self, source_id: str) -> int:
         self.hashes.pop(source_id, None)

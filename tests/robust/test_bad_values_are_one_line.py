@@ -117,10 +117,10 @@ def test_mcp_names_every_failure(tmp_path: Path) -> None:
     text = tmp_path / "long.txt"
     text.write_text(LONG, "utf-8")
     broken = (
-        "import jw_rag.ingest as i\n"
+        "import jw_rag.ingest.loader as loader\n"
         "def _boom(*args, **kwargs):\n"
         "    raise NotImplementedError()\n"
-        "i.ingest_markdown = _boom\n"
+        "loader._READERS['markdown'] = _boom\n"
     )
 
     async def scenario() -> None:

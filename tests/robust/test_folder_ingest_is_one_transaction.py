@@ -154,8 +154,9 @@ def test_a_write_failing_midway_keeps_none_of_the_folder(
 
 
 def test_a_store_without_batches_says_what_was_stored(tmp_path: Path) -> None:
-    """A third-party store with only ``replace_source``: the failure names the
-    sources it kept and those it did not."""
+    """A third-party store without transactions writes its batches with
+    ``write_one_at_a_time``: the failure names the sources it kept and those it
+    did not."""
 
     class OneAtATime:
         def __init__(self) -> None:
@@ -167,12 +168,12 @@ def test_a_store_without_batches_says_what_was_stored(tmp_path: Path) -> None:
             self.kept.append(source_id)
             return True
 
-    from jw_rag.store import SourceWrite, replace_sources
+    from jw_rag.store import SourceWrite, write_one_at_a_time
 
     store = OneAtATime()
     writes = [SourceWrite(s, []) for s in "abcde"]
     with pytest.raises(StoreError) as info:
-        replace_sources(store, writes)
+        write_one_at_a_time(store, writes)  # type: ignore[arg-type]
     assert store.kept == ["a", "b"]
     assert str(info.value) == (
         "No space left on device; this store writes one source at a time: stored 2 of 5 "

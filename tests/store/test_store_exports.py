@@ -21,6 +21,7 @@ def test_exported_members() -> None:
         "open_store",
         "reciprocal_rank_fusion",
         "replace_sources",
+        "write_one_at_a_time",
     ]
     for name in store_pkg.__all__:
         assert getattr(store_pkg, name) is not None

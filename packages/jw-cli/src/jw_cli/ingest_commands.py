@@ -1,8 +1,8 @@
 """``jw rag ingest KIND SOURCE``: parse, chunk, embed and store sources.
 
-One command per source kind (``article``, ``bible``, ``epub``, ``pdf``,
-``markdown``, ``text``; ``jwpub`` and ``backup`` when the installed jw-rag
-provides them). A folder is read recursively. ``--source-id`` names a single
+One command per source kind of :data:`jw_rag.ingest.SOURCE_KINDS`, with the
+options that kind takes (``article``, ``bible``, ``epub``, ``pdf``,
+``markdown``, ``text``, ``jwpub``, ``backup``). A folder is read recursively. ``--source-id`` names a single
 source; ``--replace`` replaces a stored source that came from another file or
 URL (refused otherwise, see :mod:`jw_rag.ingest._identity`). ``--skip-bad`` stores
 the good files of a folder and lists each bad one with its reason (without it, one
@@ -13,16 +13,15 @@ are several.
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-import jw_rag.ingest as ingest
 from jw_cli.options import (
     ChunkerOpt,
     EmbedderOpt,
@@ -32,11 +31,17 @@ from jw_cli.options import (
     opened_store,
 )
 from jw_cli.progress import stderr_progress
-from jw_rag.errors import ConfigError
-from jw_rag.ingest import IngestResult, SkippedFile, ingest_documents, load_documents, load_folder
-from jw_rag.ingest._source import is_url, refuse_empty_path
+from jw_rag.ingest import (
+    SOURCE_KINDS,
+    IngestResult,
+    SkippedFile,
+    SourceKind,
+    ingest,
+    ingest_documents,
+    load_kind,
+)
 from jw_rag.ingest.folder import nothing_to_ingest
-from jw_rag.ingest.pipeline import check_language, with_language
+from jw_rag.ingest.kinds import FOLDER, PATH, URL
 from jw_rag.model import Chunk, Document
 from jw_rag.store import SourceWrite, Store, replace_sources
 
@@ -144,34 +149,16 @@ ReplaceOpt = Annotated[
 class _Flags:
     """The per-kind command's options that do not choose the chunker, store or language."""
 
-    source_id: str | None
-    replace: bool
-    skip_bad: bool
-    as_json: bool
+    source_id: str | None = None
+    replace: bool = False
+    skip_bad: bool = False
+    as_json: bool = False
     embedder: str | None = None
 
 
-def _load(
-    source: str, kind: str, source_id: str | None, skip_bad: bool
-) -> tuple[list[Document], list[SkippedFile] | None]:
-    """The documents of ``source`` and, with ``--skip-bad``, the files left out."""
-    if not skip_bad:
-        return load_documents(source, kind=kind, source_id=source_id), None
-    refuse_empty_path(source)
-    if is_url(source) or not Path(source).expanduser().is_dir():
-        raise ConfigError(f"--skip-bad applies to a folder, and {source} is not one; drop it")
-    if source_id is not None:
-        raise ConfigError("--source-id names one source; a folder's files get ids from their paths")
-    docs, skipped = load_folder(source, kind=kind, skip_bad=True)
-    if not docs:
-        _report([], False, skipped)
-        raise nothing_to_ingest(source, skipped)
-    return docs, skipped
-
-
-def _ingest_parsed(
+def _ingest_source(
     ctx: typer.Context,
-    kind: str,
+    kind: SourceKind,
     source: str,
     chunker: str | None,
     store: str | None,
@@ -180,106 +167,83 @@ def _ingest_parsed(
 ) -> None:
     opts = global_options(ctx)
     chosen = opts.chunker_for(chunker)
-    check_language(language)
-    docs, skipped = _load(source, kind, flags.source_id, flags.skip_bad)
-    for doc in docs:
-        with_language(doc, language)
+    label = f"{kind.name} {source}"
+    docs: list[Document] | None = None  # None: the kind stores its file as it reads it
+    skipped: list[SkippedFile] | None = None
+    if kind.ingest_file is None:
+        docs, skipped = load_kind(
+            kind.name, source, language=language, source_id=flags.source_id,
+            skip_bad=flags.skip_bad,
+        )  # fmt: skip
+        if skipped is not None and not docs:
+            _report([], False, skipped)
+            raise nothing_to_ingest(source, skipped)
     with opened_store(opts.store_for(store), embedder=opts.embedder_for(flags.embedder)) as st:
-        show = len(docs) > 1 and sys.stderr.isatty()
+        show = sys.stderr.isatty() and (docs is None or len(docs) > 1)
         with stderr_progress(enabled=show) as progress:
-            advance = progress(f"{kind} {source}", len(docs))
-            results = ingest_documents(
-                CountingStore(st, advance),
-                docs,
-                chunker=chosen,
-                replace=flags.replace,
-                skipped=skipped,
-            )
+            advance = progress(label, None if docs is None else len(docs))
+            counting = CountingStore(st, advance)
+            if docs is None:
+                results = ingest(counting, kind.name, source, language=language, chunker=chosen)
+            else:
+                results = ingest_documents(
+                    counting, docs, chunker=chosen, replace=flags.replace, skipped=skipped
+                )
     if not results and skipped:
         _report([], False, skipped)
         raise nothing_to_ingest(source, skipped)
     _report(results, flags.as_json, skipped)
 
 
-_KIND_HELP = {
-    "article": "An HTML article (wol page, saved file or URL).",
-    "bible": "A Bible chapter page (stored verse by verse).",
-    "epub": "An EPUB book (one source per chapter).",
-    "pdf": "A PDF file (paragraphs keep their page numbers).",
-    "markdown": "A Markdown file (headings become heading paths).",
-    "text": "A plain UTF-8 text file (blank lines separate paragraphs).",
+_SOURCE_HELP = {
+    frozenset({PATH}): "The file to read.",
+    frozenset({PATH, FOLDER}): "File or folder.",
+    frozenset({PATH, URL}): "File or http(s) URL.",
+    frozenset({PATH, URL, FOLDER}): "File, folder or http(s) URL.",
 }
 
 
-_EXAMPLE = {
-    "article": "soul.html --chunker semantic:target_chars=800",
-    "bible": "genesis-1.html --language en",
-    "epub": "book.epub --source-id book",
-    "pdf": "brochure.pdf --chunker page",
-    "markdown": "notes.md --chunker semantic:target_chars=800 --json",
-    "text": "talk.txt --language es",
-}
+def _parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> Any:
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Parameter(name, kind, default=default, annotation=annotation)
 
 
-def _register_kind(kind: str) -> None:
+def _signature(kind: SourceKind) -> inspect.Signature:
+    """The command's parameters: the options ``kind`` takes, and the common ones."""
+    source = Annotated[str, typer.Argument(help=_SOURCE_HELP[kind.accepts])]
+    params = [_parameter("ctx", typer.Context), _parameter("source", source)]
+    params += [
+        _parameter("chunker", ChunkerOpt, None),
+        _parameter("store", StoreOpt, None),
+        _parameter("language", LanguageOpt, None),
+    ]
+    if "source_id" in kind.options:
+        params.append(_parameter("source_id", SourceIdOpt, None))
+    if "replace" in kind.options:
+        params.append(_parameter("replace", ReplaceOpt, False))
+    if kind.takes(FOLDER):
+        params.append(_parameter("skip_bad", SkipBadOpt, False))
+    params += [_parameter("embedder", EmbedderOpt, None), _parameter("as_json", JsonOpt, False)]
+    return inspect.Signature(params)
+
+
+def _register(kind: SourceKind) -> None:
     def command(
         ctx: typer.Context,
-        source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
-        chunker: ChunkerOpt = None,
-        store: StoreOpt = None,
-        language: LanguageOpt = None,
-        source_id: SourceIdOpt = None,
-        replace: ReplaceOpt = False,
-        skip_bad: SkipBadOpt = False,
-        embedder: EmbedderOpt = None,
-        as_json: JsonOpt = False,
+        source: str,
+        chunker: str | None = None,
+        store: str | None = None,
+        language: str | None = None,
+        as_json: bool = False,
+        **flags: Any,
     ) -> None:
-        flags = _Flags(source_id, replace, skip_bad, as_json, embedder)
-        _ingest_parsed(ctx, kind, source, chunker, store, language, flags)
+        options = _Flags(as_json=as_json, **flags)
+        _ingest_source(ctx, kind, source, chunker, store, language, options)
 
-    command.__doc__ = f"{_KIND_HELP[kind]}\n\nExample: jw rag ingest {kind} {_EXAMPLE[kind]}"
-    ingest_app.command(kind)(command)
-
-
-for _kind in _KIND_HELP:
-    _register_kind(_kind)
+    command.__signature__ = _signature(kind)  # type: ignore[attr-defined]
+    command.__doc__ = f"{kind.summary}\n\nExample: jw rag ingest {kind.name} {kind.example}"
+    ingest_app.command(kind.name)(command)
 
 
-def _register_file_kind(name: str, function_name: str, help_text: str, example: str) -> None:
-    """A kind whose library function reads the file itself (JWPUB, JW Library backup)."""
-    function = getattr(ingest, function_name, None)
-    if function is None:  # this jw-rag does not provide it
-        return
-
-    def command(
-        ctx: typer.Context,
-        path: Annotated[str, typer.Argument(help="The file to read.")],
-        chunker: ChunkerOpt = None,
-        store: StoreOpt = None,
-        language: LanguageOpt = None,
-        embedder: EmbedderOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        opts = global_options(ctx)
-        chosen = opts.chunker_for(chunker)
-        with opened_store(opts.store_for(store), embedder=opts.embedder_for(embedder)) as st:
-            with stderr_progress(enabled=sys.stderr.isatty()) as progress:
-                advance = progress(f"{name} {path}", None)  # type: ignore[arg-type]
-                results = function(
-                    CountingStore(st, advance), path, language=language, chunker=chosen
-                )
-        _report(results, as_json)
-
-    command.__doc__ = f"{help_text}\n\nExample: jw rag ingest {name} {example}"
-    ingest_app.command(name)(command)
-
-
-_register_file_kind(
-    "jwpub", "ingest_jwpub", "A .jwpub publication (one source per document).", "lff_E.jwpub"
-)
-_register_file_kind(
-    "backup",
-    "ingest_jw_library_backup",
-    "A .jwlibrary backup (one source per note).",
-    "UserDataBackup.jwlibrary --language en",
-)
+for _kind in SOURCE_KINDS:
+    _register(_kind)

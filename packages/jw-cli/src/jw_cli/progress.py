@@ -12,7 +12,9 @@ __all__ = ["stderr_progress"]
 
 
 @contextmanager
-def stderr_progress(enabled: bool = True) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+def stderr_progress(
+    enabled: bool = True,
+) -> Iterator[Callable[[str, int | None], Callable[[int], None]]]:
     """Yields ``progress(description, total) -> advance(n)``; a no-op when disabled."""
     if not enabled:
         yield lambda _d, _t: lambda _n: None
@@ -27,7 +29,7 @@ def stderr_progress(enabled: bool = True) -> Iterator[Callable[[str, int], Calla
     )
     with bar:
 
-        def start(description: str, total: int) -> Callable[[int], None]:
+        def start(description: str, total: int | None) -> Callable[[int], None]:
             task = bar.add_task(description, total=total)
             return lambda n: bar.advance(task, n)
 

@@ -18,7 +18,6 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-import jw_rag.ingest as ingest_functions
 from jw_mcp import sessions, workers
 from jw_mcp.calls import Setup, run_call, tool_errors
 from jw_mcp.client_roots import client_roots
@@ -33,27 +32,18 @@ from jw_mcp.params import (
     annotations,
 )
 from jw_mcp.roots import confined_file, confined_source, is_url
-from jw_rag.errors import ConfigError
-from jw_rag.ingest import IngestResult
+from jw_rag.ingest import SOURCE_KINDS, IngestResult, kind_names, source_kind
+from jw_rag.ingest import ingest as ingest_source
+from jw_rag.ingest.kinds import URL
 
 __all__ = ["KINDS", "URL_KINDS", "add_ingest_tools", "chosen_chunker"]
 
 Tool = Callable[..., Coroutine[Any, Any, Any]]
 
-#: Each kind and the library function that ingests it; the first five take URLs too.
-KINDS: dict[str, str] = {
-    "article": "ingest_article",
-    "bible_chapter": "ingest_bible_chapter",
-    "pdf": "ingest_pdf",
-    "markdown": "ingest_markdown",
-    "text": "ingest_text",
-    "epub": "ingest_epub",
-    "jwpub": "ingest_jwpub",
-    "jw_library_backup": "ingest_jw_library_backup",
-}
-URL_KINDS = ("article", "bible_chapter", "pdf", "markdown", "text")
-#: Kinds whose source ids come from the file's content.
-_CONTENT_IDS = ("jwpub", "jw_library_backup")
+#: The tool's ``kind`` values, from the library's table of source kinds.
+KINDS: tuple[str, ...] = kind_names(public=True)
+#: The kinds that read an http(s) URL as well as a file.
+URL_KINDS: tuple[str, ...] = tuple(k.public_name for k in SOURCE_KINDS if k.takes(URL))
 
 DESCRIPTION = (
     "Parse, chunk and store a source: kind article (HTML), bible_chapter (stored verse by "
@@ -97,18 +87,9 @@ def _ingest_tool(setup: Setup) -> Tool:
         source_id: SourceId = None,
         replace: Replace = False,
     ) -> list[dict[str, Any]]:
-        function = getattr(ingest_functions, KINDS[kind], None)
-        if function is None:
-            raise ConfigError(f"kind {kind!r} is not available in this installation")
-        named: dict[str, Any] = {"language": language}
-        if kind in _CONTENT_IDS:
-            if source_id is not None or replace:
-                raise ConfigError(
-                    f"kind {kind!r} takes no source_id or replace: its source ids come "
-                    "from the file's content"
-                )
-        else:
-            named.update(source_id=source_id, replace=replace)
+        source_kind(kind).check_options(
+            source_id=source_id, replace=replace, skip_bad=False, called=kind
+        )
         offered = None if is_url(source) else await client_roots(ctx)
         if kind in URL_KINDS:
             where = confined_source(source, setup.roots, offered)
@@ -120,8 +101,11 @@ def _ingest_tool(setup: Setup) -> Tool:
             workers.report(0, None, f"reading {where}")
             with setup.reading(offered):
                 store = setup.holder.get()
-                done = function(store, where, chunker=spec, **named)
-            return [_result(r) for r in (done if isinstance(done, list) else [done])]
+                done = ingest_source(
+                    store, kind, where, chunker=spec, language=language, source_id=source_id,
+                    replace=replace,
+                )  # fmt: skip
+            return [_result(r) for r in done]
 
         return await run_call(setup, ctx, f"ingest {kind} {source}", work, writes=True)
 

@@ -16,6 +16,7 @@ from pydantic import Field
 from jw_core import SUPPORTED_LANGUAGES
 from jw_rag.chunkers import available_chunkers
 from jw_rag.defaults import DEFAULT_EXPANSION, DEFAULT_SEARCH_MODE, Expansion, SearchMode
+from jw_rag.ingest.kinds import kind_names
 
 __all__ = [
     "READ",
@@ -98,16 +99,7 @@ SourceParam = Annotated[
     ),
 ]
 KindParam = Annotated[
-    Literal[
-        "article",
-        "bible_chapter",
-        "pdf",
-        "markdown",
-        "text",
-        "epub",
-        "jwpub",
-        "jw_library_backup",
-    ],
+    Literal[kind_names(public=True)],  # type: ignore[valid-type]
     Field(description="What the source is."),
 ]
 Query = Annotated[str, Field(description="What to look for, in plain words.", min_length=1)]

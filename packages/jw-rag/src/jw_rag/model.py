@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "PARAGRAPH_SEPARATOR",
+    "EXTRA_UNIT_KEY",
     "Chunk",
     "Document",
     "Paragraph",
@@ -27,6 +28,12 @@ __all__ = [
     "iter_blocks",
     "split_blocks",
 ]
+
+#: The chunk metadata key naming the kind of unit a chunk is, when it is one
+#: indexed beside the chunks (e.g. a window over several of them). A store does
+#: not read the kind: it keeps it as the row's chunker and counts the rows of
+#: each kind apart from the chunks (``Store.stats()["extra_units"]``).
+EXTRA_UNIT_KEY = "extra_unit"
 
 #: Text placed between two paragraphs inside one chunk.
 PARAGRAPH_SEPARATOR = "\n\n"

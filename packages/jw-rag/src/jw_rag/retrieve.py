@@ -387,15 +387,10 @@ def _neighbour_groups(
 
 def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str, float]:
     """Cosine of each chunk to ``query``: the query embedded once, the chunks'
-    vectors read from the store (a store that keeps none has them embedded)."""
-    embedder = getattr(store, "embedder", None)
-    if embedder is None:
-        raise ConfigError(
-            f"{type(store).__name__} has no embedder: this delivery compares chunks with the query"
-        )
+    vectors read from the store (those it does not have are embedded)."""
+    embedder = store.embedder
     by_id = {c.id: c for c in chunks}
-    reader = getattr(store, "vectors", None)
-    vectors = dict(reader(list(by_id))) if reader is not None else {}
+    vectors = dict(store.vectors(list(by_id)))
     missing = [c for i, c in by_id.items() if i not in vectors]
     if missing:
         fresh = embedder.embed([embed_text(c) for c in missing])
@@ -453,14 +448,9 @@ def _links_back(chunk: Chunk) -> bool:
 
 
 def _parent_groups(store: Store, cores: Sequence[list[Chunk]]) -> list[list[Chunk]]:
-    getter = getattr(store, "get_parents", None)
     wanted = [core[0].metadata.get("parent_id") for core in cores]
     ids = [p for p in dict.fromkeys(wanted) if p]
-    if ids and getter is None:
-        raise ConfigError(
-            f"{type(store).__name__} keeps no parents: parent expansion needs a store with get_parents"
-        )
-    parents = {p.id: p for p in (getter(ids) if ids else [])}
+    parents = {p.id: p for p in (store.get_parents(ids) if ids else [])}
     groups: list[list[Chunk]] = []
     for core, parent_id in zip(cores, wanted, strict=True):
         if not parent_id:

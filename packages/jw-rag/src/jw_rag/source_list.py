@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+
+from jw_rag.store.protocol import Store
 
 __all__ = ["SourceEntry", "SourcePage", "list_sources"]
-
-
-class _Browsable(Protocol):
-    def stats(self) -> dict[str, Any]: ...
-
-    def get_source(self, source_id: str) -> dict[str, Any] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +30,7 @@ class SourcePage:
     total: int
 
 
-def list_sources(store: _Browsable, *, offset: int = 0, limit: int = 50) -> SourcePage:
+def list_sources(store: Store, *, offset: int = 0, limit: int = 50) -> SourcePage:
     """The sources with chunks in ``store``, ordered by id, ``limit`` from ``offset``."""
     counts: dict[str, int] = store.stats()["per_source"]
     ids = sorted(counts)

@@ -11,8 +11,9 @@ window's text is exactly the source text its span designates.
 Windows are search units only. Retrieval maps a window hit to its member
 chunks (:func:`members`) and delivers those, deduplicated against what other
 hits delivered, so a reader never gets the same paragraph twice. A window
-carries ``metadata["window"]`` (the member ids in reading order) and
-``chunker = "window"``; it has no ``prev_id``/``next_id`` of its own.
+carries ``metadata["window"]`` (the member ids in reading order),
+``chunker = "window"`` and the unit kind ``metadata["extra_unit"] = "window"`` (so a
+store counts windows apart from chunks, :data:`jw_rag.model.EXTRA_UNIT_KEY`); it has no ``prev_id``/``next_id`` of its own.
 
 Measured on the shared question sets (``jw eval chunker-bench``, README):
 windows of up to 2,000 characters over paragraph chunks, searched together
@@ -27,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from jw_rag.errors import ConfigError
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
+from jw_rag.model import EXTRA_UNIT_KEY, PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
 
 __all__ = [
     "DEFAULT_WINDOW_CHARS",
@@ -75,6 +76,7 @@ def _window(
         para_ids += [p for p in c.metadata.get("para_ids") or () if p not in para_ids]
         pages += [p for p in c.metadata.get("pages") or () if p not in pages]
     meta: dict[str, Any] = {
+        EXTRA_UNIT_KEY: WINDOW_CHUNKER,
         "chunker": WINDOW_CHUNKER,
         "chunker_version": WINDOW_VERSION,
         "language": first.metadata.get("language"),

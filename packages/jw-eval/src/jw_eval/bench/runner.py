@@ -277,9 +277,7 @@ def run_variant(
         results = _search(store, dataset, config, spec, progress)
         timings["search"] = time.perf_counter() - t0
     finally:
-        close = getattr(store, "close", None)
-        if close is not None:
-            close()
+        store.close()
     t0 = time.perf_counter()
     rows = _score(dataset, indexed, results, config)
     timings["score"] = time.perf_counter() - t0

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 from jw_rag.errors import IngestError
 from jw_rag.ingest._source import is_url
 from jw_rag.model import Document
+from jw_rag.store.protocol import Store
 
 __all__ = [
     "CONTENT_ID_FORMATS",
@@ -74,12 +75,8 @@ def origin_of(doc: Document) -> str | None:
     return _canonical(source) if isinstance(source, str) and source else None
 
 
-def _stored(store: Any, source_id: str) -> dict[str, Any] | None:
-    get_source = getattr(store, "get_source", None)
-    if get_source is None:  # a store that cannot say what it holds: nothing to compare
-        return None
-    found = get_source(source_id)
-    return found if isinstance(found, dict) else None
+def _stored(store: Store, source_id: str) -> dict[str, Any] | None:
+    return store.get_source(source_id)
 
 
 def _stored_origin(found: dict[str, Any]) -> str | None:
@@ -88,7 +85,7 @@ def _stored_origin(found: dict[str, Any]) -> str | None:
     return origin if isinstance(origin, str) and origin else None
 
 
-def _legacy_id(store: Any, doc: Document, origin: str) -> str | None:
+def _legacy_id(store: Store, doc: Document, origin: str) -> str | None:
     """The id an older version gave this file in a folder ingest (see module docstring)."""
     if "/" not in doc.source_id:
         return None
@@ -124,7 +121,7 @@ def _distinct_ids(docs: Sequence[Document]) -> None:
         doc.metadata.pop(DISTINCT_ID_KEY, None)
 
 
-def settle_source_ids(store: Any, docs: Sequence[Document], *, replace: bool = False) -> set[str]:
+def settle_source_ids(store: Store, docs: Sequence[Document], *, replace: bool = False) -> set[str]:
     """Make the documents' ids distinct, record each one's origin and check its
     id against the store and the other documents (module docstring); raises
     before anything is written.

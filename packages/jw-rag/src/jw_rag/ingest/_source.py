@@ -533,8 +533,9 @@ def refuse_other_kind(loaded: Loaded, kind: str) -> None:
         raise IngestError(
             f"{loaded.name} is a ZIP archive, not {kind}; unpack it and ingest its files"
         )
-    shown = {"article": "HTML", "pdf": "a PDF", "epub": "an EPUB", "jwpub": "a JWPUB",
-             "backup": "a JW Library backup"}[found]  # fmt: skip
+    from jw_rag.ingest.kinds import source_kind  # the kinds' readers import this module
+
+    shown = source_kind(found).described
     raise IngestError(
         f"{loaded.name} is {shown}, not {kind}; ingest it as {found} (`jw rag ingest {found} ...`)"
     )

@@ -16,11 +16,9 @@ from jw_core import normalize_language
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import element_text, extract_paragraphs, parse_html
 from jw_rag.ingest._source import Loaded, read_source
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.model import Document
-from jw_rag.store.protocol import Store
 
-__all__ = ["ingest_article", "parse_article", "parse_article_bytes"]
+__all__ = ["parse_article", "parse_article_bytes"]
 
 
 def parse_article_bytes(loaded: Loaded) -> Document:
@@ -61,23 +59,3 @@ def parse_article(source: str | Path) -> Document:
     ``source_id`` is the file's stem, or host + path for a URL.
     """
     return parse_article_bytes(read_source(source))
-
-
-def ingest_article(
-    store: Store,
-    url_or_path: str | Path,
-    *,
-    chunker: ChunkerArg = None,
-    language: str | None = None,
-    source_id: str | None = None,
-    replace: bool = False,
-) -> IngestResult:
-    """Parse, chunk and store one article; ``language`` overrides ``<html lang>``."""
-    return ingest_parsed(
-        store,
-        parse_article(url_or_path),
-        chunker=chunker,
-        language=language,
-        source_id=source_id,
-        replace=replace,
-    )

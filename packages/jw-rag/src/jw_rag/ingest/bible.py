@@ -31,11 +31,10 @@ from jw_core import normalize_language
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text, element_text, parse_html
 from jw_rag.ingest._source import Loaded, decode_text, looks_binary, read_source
-from jw_rag.ingest.pipeline import VERSE_UNIT, ChunkerArg, IngestResult, ingest_parsed
+from jw_rag.ingest.pipeline import VERSE_UNIT
 from jw_rag.model import Document, Paragraph
-from jw_rag.store.protocol import Store
 
-__all__ = ["BOOKS", "book_slug", "ingest_bible_chapter", "parse_bible_chapter", "parse_bible_bytes"]
+__all__ = ["BOOKS", "book_slug", "parse_bible_chapter", "parse_bible_bytes"]
 
 #: Book slugs in canonical order: ``BOOKS[n - 1]`` is book number ``n``.
 BOOKS: tuple[str, ...] = tuple(
@@ -293,21 +292,3 @@ def parse_bible_chapter(
 ) -> Document:
     """One chapter from a local file or URL; ``source_id`` is ``"book:chapter"``."""
     return parse_bible_bytes(read_source(source), book=book, chapter=chapter)
-
-
-def ingest_bible_chapter(
-    store: Store,
-    url_or_path: str | Path,
-    *,
-    chunker: ChunkerArg = None,
-    language: str | None = None,
-    book: str | None = None,
-    chapter: int | None = None,
-    source_id: str | None = None,
-    replace: bool = False,
-) -> IngestResult:
-    """Parse a chapter and store it verse by verse (no chunk spans two verses)."""
-    doc = parse_bible_chapter(url_or_path, book=book, chapter=chapter)
-    return ingest_parsed(
-        store, doc, chunker=chunker, language=language, source_id=source_id, replace=replace
-    )

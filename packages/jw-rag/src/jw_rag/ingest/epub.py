@@ -23,17 +23,9 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest._html import extract_paragraphs, parse_html
 from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._source import Loaded, check_archive, read_path
-from jw_rag.ingest.pipeline import (
-    ChunkerArg,
-    IngestResult,
-    check_source_id,
-    ingest_documents,
-    with_language,
-)
 from jw_rag.model import Document
-from jw_rag.store.protocol import Store
 
-__all__ = ["MAX_TEXT_BYTES", "ingest_epub", "parse_epub", "parse_epub_bytes"]
+__all__ = ["MAX_TEXT_BYTES", "parse_epub", "parse_epub_bytes"]
 
 _EPUB_MIMETYPE = b"application/epub+zip"
 
@@ -145,21 +137,3 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
 def parse_epub(path: str | Path) -> list[Document]:
     """One :class:`Document` per chapter of the EPUB at ``path``."""
     return parse_epub_bytes(read_path(path))
-
-
-def ingest_epub(
-    store: Store,
-    path: str | Path,
-    *,
-    chunker: ChunkerArg = None,
-    language: str | None = None,
-    source_id: str | None = None,
-    replace: bool = False,
-) -> list[IngestResult]:
-    """Parse every chapter first, then store each (``source_id`` prefixes chapter ids)."""
-    if source_id is not None:
-        check_source_id(source_id)
-    docs = parse_epub_bytes(read_path(path), base_id=source_id)
-    for doc in docs:
-        with_language(doc, language)
-    return ingest_documents(store, docs, chunker=chunker, replace=replace)

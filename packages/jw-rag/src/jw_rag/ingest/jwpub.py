@@ -27,16 +27,12 @@ from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._local import open_local
 from jw_rag.ingest._source import clean_controls
 from jw_rag.ingest.pipeline import (
-    ChunkerArg,
-    IngestResult,
     check_language,
-    ingest_documents,
     with_language,
 )
 from jw_rag.model import Document
-from jw_rag.store.protocol import Store
 
-__all__ = ["ingest_jwpub", "jwpub_source_id", "parse_jwpub"]
+__all__ = ["jwpub_source_id", "parse_jwpub"]
 
 
 def jwpub_source_id(pub: JwPublication, doc: JwDocument) -> str:
@@ -96,15 +92,3 @@ def parse_jwpub(path: str | Path, *, language: str | None = None) -> list[Docume
         for d in docs:
             d.language = detected
     return docs
-
-
-def ingest_jwpub(
-    store: Store,
-    path: str | Path,
-    *,
-    language: str | None = None,
-    chunker: ChunkerArg = None,
-) -> list[IngestResult]:
-    """Parse, chunk and store every document of a ``.jwpub``; one result per document."""
-    docs = parse_jwpub(path, language=language)
-    return ingest_documents(store, docs, chunker=chunker)

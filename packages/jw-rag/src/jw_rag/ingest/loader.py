@@ -1,6 +1,7 @@
 """``load_documents``: any supported source (file, folder or URL) to documents.
 
-Kinds: ``article``, ``bible``, ``epub``, ``pdf``, ``markdown``, ``text``.
+Kinds: those of :data:`jw_rag.ingest.kinds.SOURCE_KINDS` read from bytes
+(``article``, ``bible``, ``epub``, ``pdf``, ``markdown``, ``text``).
 Without ``kind`` the file extension decides (``.html``/``.htm``/``.xhtml``
 article, or bible when the page carries wol verse ids; ``.epub``; ``.pdf``;
 ``.md``/``.markdown``; ``.txt``), else the content (``%PDF``, an EPUB zip,
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
@@ -38,27 +38,22 @@ from jw_rag.ingest._source import (
     refuse_other_kind,
     sniff_kind,
 )
-from jw_rag.ingest.article import parse_article_bytes
-from jw_rag.ingest.bible import parse_bible_bytes
-from jw_rag.ingest.epub import parse_epub_bytes
-from jw_rag.ingest.markdown import parse_markdown_bytes
-from jw_rag.ingest.pdf import parse_pdf_bytes
-from jw_rag.ingest.pipeline import with_source_id
-from jw_rag.ingest.text import parse_text_bytes
+from jw_rag.ingest.kinds import SOURCE_KINDS, BytesReader, FolderIds
 from jw_rag.model import Document
 
 __all__ = ["EXTENSIONS", "KINDS", "SkippedFile", "detect_kind", "load_documents", "load_folder"]
 
-KINDS: tuple[str, ...] = ("article", "bible", "epub", "pdf", "markdown", "text")
+#: The kinds read from bytes (a file, a URL, a folder's files), by name.
+_READERS: dict[str, BytesReader] = {
+    k.name: k.read_bytes for k in SOURCE_KINDS if k.read_bytes is not None
+}
+_FOLDER_IDS: dict[str, FolderIds] = {k.name: k.folder_ids for k in SOURCE_KINDS}
+KINDS: tuple[str, ...] = tuple(_READERS)
 EXTENSIONS: dict[str, str] = {
-    ".html": "article",
-    ".htm": "article",
-    ".xhtml": "article",
-    ".epub": "epub",
-    ".pdf": "pdf",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "text",
+    ext: k.name for k in SOURCE_KINDS if k.name in _READERS for ext in k.extensions
+}
+_CONTENT_TYPES: dict[str, str] = {
+    ctype: k.name for k in SOURCE_KINDS if k.name in _READERS for ctype in k.content_types
 }
 
 
@@ -71,12 +66,7 @@ def detect_kind(loaded: Loaded) -> str:
     kind = EXTENSIONS.get(suffix)
     ctype = loaded.content_type.split(";")[0].strip().lower()
     if kind is None and ctype:
-        kind = {
-            "application/pdf": "pdf",
-            "application/epub+zip": "epub",
-            "text/markdown": "markdown",
-            "text/plain": "text",
-        }.get(ctype)
+        kind = _CONTENT_TYPES.get(ctype)
     if kind is None:
         sniffed = sniff_kind(loaded.data)
         if sniffed is not None and sniffed not in KINDS:
@@ -88,28 +78,10 @@ def detect_kind(loaded: Loaded) -> str:
     return kind
 
 
-_PARSERS: dict[str, Callable[[Loaded], Document | list[Document]]] = {
-    "article": parse_article_bytes,
-    "bible": parse_bible_bytes,
-    "epub": parse_epub_bytes,
-    "pdf": parse_pdf_bytes,
-    "markdown": parse_markdown_bytes,
-    "text": parse_text_bytes,
-}
-
-
 def _parse(loaded: Loaded, kind: str | None, source_id: str | None) -> list[Document]:
     """The documents of ``loaded``; ``source_id`` (the caller's) replaces the
     default id (an EPUB's chapters keep their file names after it)."""
-    chosen = kind or detect_kind(loaded)
-    if chosen == "epub" and source_id is not None:
-        return parse_epub_bytes(loaded, base_id=source_id)
-    parsed = _PARSERS[chosen](loaded)
-    docs = parsed if isinstance(parsed, list) else [parsed]
-    if source_id is not None:
-        for doc in docs:
-            with_source_id(doc, source_id)
-    return docs
+    return _READERS[kind or detect_kind(loaded)](loaded, source_id)
 
 
 def _folder_ids(root: Path, files: list[Path]) -> list[str]:
@@ -138,10 +110,10 @@ def _folder_file(path: Path, folder_id: str, kind: str | None) -> list[Document]
     """The documents of one file of a folder, under the folder's id for it."""
     loaded = read_path(path)
     chosen = kind or detect_kind(loaded)
-    if chosen == "epub":
-        return parse_epub_bytes(loaded, base_id=folder_id)
+    if _FOLDER_IDS[chosen] == "prefix":
+        return _parse(loaded, chosen, folder_id)
     parsed = _parse(loaded, chosen, None)
-    if chosen != "bible":  # a chapter's id is its book and number
+    if _FOLDER_IDS[chosen] == "file":  # "own": e.g. a chapter's id is its book and number
         for doc in parsed:
             doc.source_id = folder_id
             doc.metadata[DEFAULT_ID_KEY] = True

@@ -20,12 +20,10 @@ from jw_rag.ingest._source import (
     read_source,
     refuse_other_kind,
 )
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.ingest.text import read_text
 from jw_rag.model import Document, Paragraph
-from jw_rag.store.protocol import Store
 
-__all__ = ["ingest_markdown", "parse_markdown", "parse_markdown_bytes"]
+__all__ = ["parse_markdown", "parse_markdown_bytes"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -186,22 +184,3 @@ def parse_markdown(source: str | Path) -> Document:
     """A UTF-8 Markdown file or http(s) URL as a :class:`Document` (``source_id`` is
     the file stem, or host and path for a URL)."""
     return parse_markdown_bytes(read_source(source))
-
-
-def ingest_markdown(
-    store: Store,
-    path: str | Path,
-    *,
-    chunker: ChunkerArg = None,
-    language: str | None = None,
-    source_id: str | None = None,
-    replace: bool = False,
-) -> IngestResult:
-    return ingest_parsed(
-        store,
-        parse_markdown(path),
-        chunker=chunker,
-        language=language,
-        source_id=source_id,
-        replace=replace,
-    )

@@ -27,11 +27,9 @@ from pathlib import Path
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
 from jw_rag.ingest._source import Loaded, clean_controls, read_source
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.model import Document, Paragraph
-from jw_rag.store.protocol import Store
 
-__all__ = ["dehyphenate_join", "ingest_pdf", "parse_pdf", "parse_pdf_bytes"]
+__all__ = ["dehyphenate_join", "parse_pdf", "parse_pdf_bytes"]
 
 _HYPHEN_END = re.compile(r"[^\W\d_]-$")
 _PAGE_NUMBER = re.compile(r"^\s*(?:-\s*)?\d{1,4}(?:\s*-)?\s*$")
@@ -236,22 +234,3 @@ def parse_pdf(path: str | Path) -> Document:
     """The PDF at ``path`` (a file or an http(s) URL) as a :class:`Document`; every
     paragraph has its page (1-based)."""
     return parse_pdf_bytes(read_source(path))
-
-
-def ingest_pdf(
-    store: Store,
-    path: str | Path,
-    *,
-    chunker: ChunkerArg = None,
-    language: str | None = None,
-    source_id: str | None = None,
-    replace: bool = False,
-) -> IngestResult:
-    return ingest_parsed(
-        store,
-        parse_pdf(path),
-        chunker=chunker,
-        language=language,
-        source_id=source_id,
-        replace=replace,
-    )

@@ -15,11 +15,9 @@ from jw_rag.ingest._source import (
     read_source,
     refuse_other_kind,
 )
-from jw_rag.ingest.pipeline import ChunkerArg, IngestResult, ingest_parsed
 from jw_rag.model import Document, Paragraph, iter_blocks, split_blocks
-from jw_rag.store.protocol import Store
 
-__all__ = ["ingest_text", "parse_text", "parse_text_bytes", "read_text", "split_blocks"]
+__all__ = ["parse_text", "parse_text_bytes", "read_text", "split_blocks"]
 
 
 def read_text(loaded: Loaded, what: str = "text") -> str:
@@ -62,22 +60,3 @@ def parse_text(source: str | Path) -> Document:
     The title is the start of the first paragraph (at most 80 characters).
     """
     return parse_text_bytes(read_source(source))
-
-
-def ingest_text(
-    store: Store,
-    path: str | Path,
-    *,
-    chunker: ChunkerArg = None,
-    language: str | None = None,
-    source_id: str | None = None,
-    replace: bool = False,
-) -> IngestResult:
-    return ingest_parsed(
-        store,
-        parse_text(path),
-        chunker=chunker,
-        language=language,
-        source_id=source_id,
-        replace=replace,
-    )

@@ -5,7 +5,7 @@ the embedded default (one file, no server).
 """
 
 from jw_rag.store._base import before_writes
-from jw_rag.store._batch import replace_sources
+from jw_rag.store._batch import replace_sources, write_one_at_a_time
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import open_store
@@ -24,4 +24,5 @@ __all__ = [
     "open_store",
     "reciprocal_rank_fusion",
     "replace_sources",
+    "write_one_at_a_time",
 ]

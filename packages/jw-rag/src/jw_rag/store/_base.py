@@ -31,14 +31,15 @@ from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
 from jw_rag.store._pooling import PooledMembers
 from jw_rag.store._rows import (
+    UNIT_META_PREFIX,
     ChunkRow,
     check_source_metadata,
     check_unique,
     dump_metadata,
+    unit_kinds,
 )
 from jw_rag.store._staging import Staged
 from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite
-from jw_rag.windows import WINDOW_CHUNKER
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from typing import Self
@@ -83,8 +84,9 @@ class Counts:
     per_source: list[tuple[str, int]]
     languages: list[tuple[str | None, int]]
     chunker_versions: list[tuple[str | None, str | None, int]]
-    #: ``(source_id, language, count)`` of window units (already counted above).
-    windows: list[tuple[str, str | None, int]] = field(default_factory=list)
+    #: ``(unit kind, source_id, language, count)`` of the rows of a unit kind
+    #: (:data:`EXTRA_UNIT_KEY`; already counted above).
+    units: list[tuple[str, str, str | None, int]] = field(default_factory=list)
 
 
 _BEFORE_WRITE: ContextVar[Callable[[], None] | None] = ContextVar(
@@ -183,17 +185,20 @@ def _named(rows: Sequence[tuple[Any, int]]) -> dict[str, int]:
     return {("unknown" if key is None else key): n for key, n in rows}
 
 
-def _without_windows(
-    rows: Sequence[tuple[Any, int]], windows: Sequence[tuple[Any, int]]
+def _without_units(
+    rows: Sequence[tuple[Any, int]], units: Sequence[tuple[Any, int]]
 ) -> dict[str, int]:
-    """``rows`` counted by key, less the window units counted under the same key
+    """``rows`` counted by key, less the unit rows counted under the same key
     (keys left with no chunk are dropped)."""
     counts = _named(rows)
-    for key, n in windows:
+    for key, n in units:
         name = "unknown" if key is None else key
         counts[name] = counts.get(name, 0) - n
     return {key: n for key, n in counts.items() if n > 0}
 
+
+#: The unit kind whose count ``stats`` has always reported as ``"windows"``.
+_WINDOW_UNIT = "window"
 
 #: The most hits one search returns.
 MAX_SEARCH_K = 10_000
@@ -267,6 +272,13 @@ class StoreCore(ABC, Generic[ConnT]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._label!r})"
 
+    def _insert(self, conn: ConnT, rows: list[ChunkRow], vectors: Vectors) -> None:
+        """:meth:`_insert_rows`, recording each unit kind the rows carry."""
+        self._insert_rows(conn, rows, vectors)
+        kinds = {r.unit for r in rows if r.unit is not None}
+        for kind in kinds - set(unit_kinds(self._meta(conn))):
+            self._add_meta(conn, UNIT_META_PREFIX + kind, "1")
+
     # -- what a backend supplies --------------------------------------------
 
     @abstractmethod
@@ -283,6 +295,10 @@ class StoreCore(ABC, Generic[ConnT]):
     @abstractmethod
     def _meta(self, conn: ConnT) -> dict[str, str]:
         """The store's key/value metadata (``model_id``, ``dim``, ...)."""
+
+    @abstractmethod
+    def _add_meta(self, conn: ConnT, key: str, value: str) -> None:
+        """Inside a write: set ``key`` in the store's metadata (kept if set)."""
 
     @abstractmethod
     def _has_vectors(self, conn: ConnT) -> bool: ...
@@ -432,7 +448,7 @@ class StoreCore(ABC, Generic[ConnT]):
             with self._writing() as conn:
                 sources: set[str] = set()
                 for rows, vectors in staged.batches(""):
-                    self._insert_rows(conn, rows, vectors)
+                    self._insert(conn, rows, vectors)
                     sources.update(r.chunk.source_id for r in rows)
                 self._touch_sources(conn, sorted(sources))
             return staged.rows("")
@@ -506,7 +522,7 @@ class StoreCore(ABC, Generic[ConnT]):
                         self._refuse_other_origin(conn, w)
                     self._delete_source_rows(conn, w.source_id)
                     for rows, vectors in staged.batches(w.source_id):
-                        self._insert_rows(conn, rows, vectors)
+                        self._insert(conn, rows, vectors)
                     self._write_parents(conn, w.parents)
                     self._record_source(conn, w.source_id, w.content_hash, meta_json)
                     written.add(w.source_id)
@@ -636,25 +652,30 @@ class StoreCore(ABC, Generic[ConnT]):
             meta = self._meta(conn)
             out = self._describe(conn)
             counts = self._counts(conn)
+        kinds = set(unit_kinds(meta))
         chunkers: dict[str, int] = {}
         versions: dict[str, dict[str, int]] = {}
         for name, version, n in counts.chunker_versions:
-            if name == WINDOW_CHUNKER:
+            if name in kinds:
                 continue
             key = "unknown" if name is None else name
             chunkers[key] = chunkers.get(key, 0) + n
             versions.setdefault(name or "unknown", {})[version or "unknown"] = n
-        per_source = _without_windows(counts.per_source, [(s, n) for s, _, n in counts.windows])
+        units: dict[str, int] = {}
+        for kind, _, _, n in counts.units:
+            units[kind] = units.get(kind, 0) + n
+        per_source = _without_units(counts.per_source, [(s, n) for _, s, _, n in counts.units])
         return out | {
             "model_id": meta.get("model_id"),
             "dim": int(meta["dim"]) if "dim" in meta else None,
             "chunks": sum(per_source.values()),
-            "windows": sum(n for _, _, n in counts.windows),
+            "windows": units.get(_WINDOW_UNIT, 0),
+            "extra_units": units,
             "sources": counts.sources,
             "parents": counts.parents,
             "per_source": per_source,
-            "languages": _without_windows(
-                counts.languages, [(lang, n) for _, lang, n in counts.windows]
+            "languages": _without_units(
+                counts.languages, [(lang, n) for _, _, lang, n in counts.units]
             ),
             "chunkers": chunkers,
             "chunker_versions": versions,

@@ -1,29 +1,32 @@
-"""Writing the sources of one ingest together: one transaction where the store
-offers it, else one source at a time with an exact account of a failure."""
+"""Writing the sources of one ingest together: :meth:`Store.replace_sources`
+(one transaction in the built-in stores), and :func:`write_one_at_a_time` for
+a store without transactions, with an exact account of a failure."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from jw_rag.errors import StoreError, error_line
-from jw_rag.store.protocol import SourceWrite
+from jw_rag.store.protocol import SourceWrite, Store
 
-__all__ = ["replace_sources"]
+__all__ = ["replace_sources", "write_one_at_a_time"]
 
 
 def replace_sources(
-    store: Any, writes: Sequence[SourceWrite], *, progress: Callable[[str], None] | None = None
+    store: Store, writes: Sequence[SourceWrite], *, progress: Callable[[str], None] | None = None
 ) -> list[bool]:
     """Write ``writes`` into ``store``; one ``bool`` each (False: unchanged, skipped).
+    The built-in stores write them in one transaction: all or none."""
+    return list(store.replace_sources(writes, progress=progress))
 
-    A store with ``replace_sources`` (both built-in stores) writes them in one
-    transaction: all or none. Any other store gets one ``replace_source`` call
-    per source; when one fails after others were written, the
-    :class:`~jw_rag.errors.StoreError` names the sources stored and those not."""
-    batch = getattr(store, "replace_sources", None)
-    if callable(batch):
-        return list(batch(writes, progress=progress))
+
+def write_one_at_a_time(
+    store: Store, writes: Sequence[SourceWrite], *, progress: Callable[[str], None] | None = None
+) -> list[bool]:
+    """``replace_sources`` for a store without transactions: one
+    ``replace_source`` call per source; when one fails after others were
+    written, the :class:`~jw_rag.errors.StoreError` names the sources stored
+    and those not."""
     done: list[bool] = []
     for w in writes:
         try:

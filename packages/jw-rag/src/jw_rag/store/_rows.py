@@ -9,10 +9,13 @@ from typing import Any
 
 from jw_core import normalize_language
 from jw_rag.errors import ConfigError, StoreError
-from jw_rag.model import Chunk
+from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 
 __all__ = [
+    "EXTRA_UNIT_KEY",
+    "UNIT_META_PREFIX",
     "ChunkRow",
+    "unit_kinds",
     "check_source_metadata",
     "check_unique",
     "decode_chunk",
@@ -39,6 +42,18 @@ def dump_metadata(chunk: Chunk) -> str:
         ) from None
 
 
+#: Store metadata keys recording each unit kind written (``extra_unit:<kind>``).
+UNIT_META_PREFIX = "extra_unit:"
+#: The unit kind stores written before kinds were recorded hold, by its chunker name.
+_RECORDED_BEFORE = ("window",)
+
+
+def unit_kinds(meta: Mapping[str, str]) -> tuple[str, ...]:
+    """The unit kinds a store holds rows of, from its metadata ``meta``."""
+    recorded = (k.removeprefix(UNIT_META_PREFIX) for k in meta if k.startswith(UNIT_META_PREFIX))
+    return tuple(sorted({*_RECORDED_BEFORE, *recorded}))
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkRow:
     """One chunk ready to insert: its column values and its embedding input."""
@@ -49,9 +64,16 @@ class ChunkRow:
     language: str | None
     embed_input: str
 
+    @property
+    def unit(self) -> str | None:
+        """The unit kind the chunk is (:data:`EXTRA_UNIT_KEY`), if any."""
+        kind = self.chunk.metadata.get(EXTRA_UNIT_KEY)
+        return kind if isinstance(kind, str) and kind else None
+
     def fields(self) -> tuple[Any, ...]:
         """``id, source_id, ord, text, metadata, language, chunker,
-        chunker_version, parent_id``: the columns every backend stores."""
+        chunker_version, parent_id``: the columns every backend stores (a
+        unit's chunker column is its unit kind)."""
         m = self.chunk.metadata
         return (
             self.chunk.id,
@@ -60,7 +82,7 @@ class ChunkRow:
             self.chunk.text,
             self.metadata_json,
             self.language,
-            _opt_str(m.get("chunker")),
+            _opt_str(self.unit or m.get("chunker")),
             _opt_str(m.get("chunker_version")),
             _opt_str(m.get("parent_id")),
         )

@@ -29,8 +29,7 @@ from jw_rag.store._filters import SqlFilter
 from jw_rag.store._pg_breadth import EF_SEARCH_MAX, auto_breadth, pgvector_features
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
-from jw_rag.store._rows import ChunkRow, dump_metadata
-from jw_rag.windows import WINDOW_CHUNKER
+from jw_rag.store._rows import ChunkRow, dump_metadata, unit_kinds
 
 try:
     import psycopg
@@ -195,6 +194,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     def _meta(self, conn: psycopg.Connection) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM jw_meta").fetchall())
 
+    def _add_meta(self, conn: psycopg.Connection, key: str, value: str) -> None:
+        conn.execute(
+            "INSERT INTO jw_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
+            (key, value),
+        )
+
     def _has_vectors(self, conn: psycopg.Connection) -> bool:
         row = conn.execute("SELECT 1 FROM jw_chunks WHERE embedding IS NOT NULL LIMIT 1")
         return row.fetchone() is not None
@@ -357,8 +362,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     def _delete_source_rows(self, conn: psycopg.Connection, source_id: str) -> int:
         row = conn.execute(
             "WITH gone AS (DELETE FROM jw_chunks WHERE source_id = %s RETURNING chunker) "
-            "SELECT COUNT(*) FILTER (WHERE chunker IS DISTINCT FROM %s) FROM gone",
-            (source_id, WINDOW_CHUNKER),
+            "SELECT COUNT(*) FILTER (WHERE chunker IS NULL OR NOT chunker = ANY(%s)) FROM gone",
+            (source_id, list(unit_kinds(self._meta(conn)))),
         ).fetchone()
         conn.execute("DELETE FROM jw_parents WHERE source_id = %s", (source_id,))
         return int(row[0]) if row else 0
@@ -503,10 +508,10 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             "chunker_version, COUNT(*) FROM jw_chunks GROUP BY GROUPING SETS "
             "((source_id), (language), (chunker, chunker_version)) ORDER BY 1, 2, 3, 4, 5"
         ).fetchall()
-        windows = conn.execute(
-            "SELECT source_id, language, COUNT(*) FROM jw_chunks WHERE chunker = %s "
-            "GROUP BY source_id, language",
-            (WINDOW_CHUNKER,),
+        units = conn.execute(
+            "SELECT chunker, source_id, language, COUNT(*) FROM jw_chunks "
+            "WHERE chunker = ANY(%s) GROUP BY chunker, source_id, language",
+            (list(unit_kinds(self._meta(conn))),),
         ).fetchall()
         totals = conn.execute(
             "SELECT (SELECT COUNT(*) FROM jw_sources), (SELECT COUNT(*) FROM jw_parents)"
@@ -517,5 +522,5 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             per_source=[(r[1], r[5]) for r in rows if r[0] == 1],
             languages=[(r[2], r[5]) for r in rows if r[0] == 2],
             chunker_versions=[(r[3], r[4], r[5]) for r in rows if r[0] == 3],
-            windows=[(r[0], r[1], int(r[2])) for r in windows],
+            units=[(r[0], r[1], r[2], int(r[3])) for r in units],
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -10,9 +10,10 @@ import numpy as np
 import numpy.typing as npt
 
 from jw_rag.defaults import SearchMode
-from jw_rag.model import Chunk
+from jw_rag.embed.protocol import Embedder
+from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 
-__all__ = ["SearchHit", "SearchMode", "SourceWrite", "Store"]
+__all__ = ["EXTRA_UNIT_KEY", "SearchHit", "SearchMode", "SourceWrite", "Store"]
 
 
 @dataclass(slots=True)
@@ -61,7 +62,16 @@ class Store(Protocol):
     The text that gets embedded for a chunk is ``metadata["embed_prefix"] +
     "\\n" + text`` when the chunk has an ``embed_prefix`` (e.g. its heading
     path), else its text; the stored text is always ``chunk.text``.
+
+    A chunk's ``metadata[EXTRA_UNIT_KEY]`` (when set) names the kind of unit it is;
+    the store keeps it without reading it, except that ``stats`` counts the
+    rows of each unit kind apart from the chunks (``"extra_units"``).
     """
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder that made (and searches) this store's vectors."""
+        ...
 
     def add(self, chunks: Iterable[Chunk]) -> int: ...
 
@@ -83,6 +93,16 @@ class Store(Protocol):
         """
         ...
 
+    def replace_sources(
+        self, writes: Sequence[SourceWrite], *, progress: Callable[[str], None] | None = None
+    ) -> list[bool]:
+        """:meth:`replace_source` for each of ``writes``, one ``bool`` each;
+        ``progress`` gets each source id once it is written or found
+        unchanged. The built-in stores write them in one transaction; a store
+        without transactions can write them with
+        :func:`jw_rag.store.write_one_at_a_time`."""
+        ...
+
     def add_parents(self, parents: Sequence[Chunk]) -> int:
         """Store parent chunks by id: context for parent-child retrieval,
         never embedded or searched."""
@@ -91,6 +111,11 @@ class Store(Protocol):
     def get_parents(self, ids: Sequence[str]) -> list[Chunk]: ...
 
     def delete_source(self, source_id: str) -> int: ...
+
+    def get_source(self, source_id: str) -> dict[str, Any] | None:
+        """What the store knows about ``source_id`` (``content_hash``,
+        ``metadata``, ``ingested_at``, ``chunks``), or ``None``."""
+        ...
 
     def search(
         self,

@@ -33,10 +33,9 @@ from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._dense import DEFAULT_EXACT_BELOW, DenseIndex, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
-from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata
+from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata, unit_kinds
 from jw_rag.store._schema import SCHEMA_VERSION, check_readable, prepare
 from jw_rag.store._tokens import analyse, match_expression, query_terms
-from jw_rag.windows import WINDOW_CHUNKER
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
@@ -266,6 +265,9 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     def _meta(self, conn: sqlite3.Connection) -> dict[str, str]:
         return dict(conn.execute("SELECT key, value FROM store_meta").fetchall())
 
+    def _add_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES (?, ?)", (key, value))
+
     def _has_vectors(self, conn: sqlite3.Connection) -> bool:
         return conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
 
@@ -353,7 +355,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         ).fetchall()
         self._delete_rowids(conn, [r[0] for r in rows])
         conn.execute("DELETE FROM parents WHERE source_id = ?", (source_id,))
-        return sum(r[1] != WINDOW_CHUNKER for r in rows)
+        units = set(unit_kinds(self._meta(conn)))
+        return sum(r[1] not in units for r in rows)
 
     def _forget_source(self, conn: sqlite3.Connection, source_id: str) -> None:
         conn.execute("DELETE FROM sources WHERE source_id = ?", (source_id,))
@@ -480,8 +483,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         }
 
     def _counts(self, conn: sqlite3.Connection) -> Counts:
-        """Each count is one scan of a covering index; window units are counted
-        from the rows the chunker index points to."""
+        """Each count is one scan of a covering index; the rows of each unit kind
+        are counted from the rows the chunker index points to."""
 
         def grouped(columns: str) -> list[Any]:
             return conn.execute(
@@ -494,9 +497,9 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             per_source=grouped("source_id"),
             languages=grouped("language"),
             chunker_versions=grouped("chunker, chunker_version"),
-            windows=conn.execute(
-                "SELECT source_id, language, COUNT(*) FROM chunks WHERE chunker = ? "
-                "GROUP BY source_id, language",
-                (WINDOW_CHUNKER,),
+            units=conn.execute(
+                f"SELECT chunker, source_id, language, COUNT(*) FROM chunks WHERE chunker {_IN_JSON} "
+                "GROUP BY chunker, source_id, language",
+                (_json_list(list(unit_kinds(self._meta(conn)))),),
             ).fetchall(),
         )
