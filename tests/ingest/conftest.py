@@ -74,6 +74,9 @@ class RecordingStore:
     ) -> list[SearchHit]:
         return []
 
+    def query_vector(self, query: str) -> None:
+        return None
+
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         by_id = {c.id: c for chunks in self.sources.values() for c in chunks}
         return [by_id[i] for i in ids if i in by_id]

@@ -386,8 +386,9 @@ def _neighbour_groups(
 
 
 def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str, float]:
-    """Cosine of each chunk to ``query``: the query embedded once, the chunks'
-    vectors read from the store (those it does not have are embedded)."""
+    """Cosine of each chunk to ``query``: the query's vector the store searched
+    with (embedded once per search), the chunks' vectors read from the store
+    (those it does not have are embedded)."""
     embedder = store.embedder
     by_id = {c.id: c for c in chunks}
     vectors = dict(store.vectors(list(by_id)))
@@ -395,7 +396,10 @@ def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str
     if missing:
         fresh = embedder.embed([embed_text(c) for c in missing])
         vectors.update(zip((c.id for c in missing), fresh, strict=True))
-    query_vector = np.asarray(embed_queries(embedder, [query])[0], dtype=np.float32)
+    known = store.query_vector(query)  # the search's own vector: no second embedding
+    if known is None:
+        known = embed_queries(embedder, [query])[0]
+    query_vector = np.asarray(known, dtype=np.float32)
     return {i: float(np.asarray(vectors[i], dtype=np.float32) @ query_vector) for i in by_id}
 
 

@@ -235,6 +235,7 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def __init__(self, embedder: Embedder | None) -> None:
         self._embedder = embedder
+        self._last_query: tuple[tuple[str, str], Vectors] | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -428,14 +429,29 @@ class StoreCore(ABC, Generic[ConnT]):
         return staged.stage(part, chunks, embed, check)
 
     def _query_vector(self, query: str) -> Vectors | None:
-        """The query's vector, or ``None`` when the store holds no vectors yet."""
+        """The query's vector, or ``None`` when the store holds no vectors yet.
+        The last query's vector is kept, so a search and the delivery that
+        follows it embed the query once (:meth:`query_vector`)."""
         with self._reading() as conn:
             stored = self._meta(conn).get("model_id")
         if stored is None:
             return None
-        if stored != self.embedder.model_id:
+        model = self.embedder.model_id
+        if stored != model:
             raise self._model_error(stored)
-        return self._embed([query], queries=True)[0]
+        last = self._last_query
+        if last is not None and last[0] == (model, query):
+            return last[1]
+        vector = self._embed([query], queries=True)[0]
+        self._last_query = ((model, query), vector)
+        return vector
+
+    def query_vector(self, query: str) -> Vectors | None:
+        """The vector this store searches ``query`` with (``None`` while it holds
+        no vectors); the last query's vector is reused, not embedded again."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        return self._query_vector(query)
 
     # -- writing ------------------------------------------------------------
 

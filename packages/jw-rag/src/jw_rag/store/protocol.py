@@ -127,6 +127,11 @@ class Store(Protocol):
 
     def get(self, ids: Sequence[str]) -> list[Chunk]: ...
 
+    def query_vector(self, query: str) -> npt.NDArray[np.float32] | None:
+        """The vector ``search`` compares chunks with for ``query`` (``None``
+        while the store holds no vectors); asking again for the last query
+        embeds nothing, so delivery after a search costs no second embedding."""
+
     def vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The stored (L2-normalised) embedding of each chunk of ``ids`` that
         exists (missing ids are absent), by id; nothing is embedded."""
