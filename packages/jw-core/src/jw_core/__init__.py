@@ -1,10 +1,11 @@
 """Language data and text utilities shared by every jw-agent-toolkit package."""
 
 from jw_core.language import SUPPORTED_LANGUAGES, detect_language, normalize_language
-from jw_core.sentences import ends_sentence, split_sentences
+from jw_core.sentences import SentenceCursor, ends_sentence, split_sentences
 
 __all__ = [
     "SUPPORTED_LANGUAGES",
+    "SentenceCursor",
     "detect_language",
     "ends_sentence",
     "normalize_language",

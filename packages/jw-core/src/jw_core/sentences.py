@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 
-__all__ = ["ends_sentence", "split_sentences"]
+__all__ = ["SentenceCursor", "ends_sentence", "split_sentences"]
 
 # Never end a sentence: titles and Latin abbreviations that introduce more text.
 _NEVER_FINAL = frozenset(
@@ -273,10 +273,20 @@ _WINDOW = 300
 _STEP = 200
 
 
-class _SentenceCursor:
+class SentenceCursor:
     """The sentences of one long text, found only around the positions asked
     for (in increasing order): what :func:`split_sentences` finds there,
     without segmenting the text in between.
+
+    ``first_start`` is where the text's first sentence starts (after leading
+    whitespace), ``tail_end`` where its last one ends (before trailing
+    whitespace); :meth:`sentence_at` gives the sentence around a position.
+    Positions asked for must not decrease. ``window`` and ``step`` (0: the
+    module's settings) tune how far it looks; they never change the answers.
+
+    >>> cursor = SentenceCursor("One. Two here. Three.")
+    >>> cursor.sentence_at(6)
+    (4, 5, 14, 15)
 
     Scanning jumps ahead to a letter or digit ``window`` characters before
     the position asked for (see :func:`_scan` for why the boundaries found
@@ -376,3 +386,7 @@ class _SentenceCursor:
             if k < len(ends):
                 return prev_end, start, ends[k], self._nxts[k]
             return prev_end, start, self.tail_end, None
+
+
+#: The name this class had before it was public (kept for existing callers).
+_SentenceCursor = SentenceCursor

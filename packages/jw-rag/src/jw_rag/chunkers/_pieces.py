@@ -9,8 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jw_core import detect_language, normalize_language
-from jw_core.sentences import _SentenceCursor
+from jw_core import SentenceCursor, detect_language, normalize_language
 from jw_rag.model import (
     PARAGRAPH_SEPARATOR,
     Chunk,
@@ -56,13 +55,13 @@ def split_long(
     last piece is not a stub: a piece takes units until it reaches that size
     or the next unit would not fit. Only the units where a piece reaches the
     size decide anything, so only the sentences there are looked for
-    (:class:`~jw_core.sentences._SentenceCursor`)."""
+    (:class:`~jw_core.SentenceCursor`)."""
     if hi - lo <= max_chars:
         return [(lo, hi)]
     n_target = -(-(hi - lo) // max_chars)
     target = max(1, min(max_chars, -(-(hi - lo) // n_target)))
     sub = text[lo:hi]
-    cursor = _SentenceCursor(sub)
+    cursor = SentenceCursor(sub)
     last_end = cursor.tail_end
     out: list[tuple[int, int]] = []
     words: tuple[int, list[tuple[int, int]]] = (-1, [])  # the long sentence split last
