@@ -58,13 +58,13 @@ best peer) where 3,000-character windows alone cost Portuguese at 2,000.
 
 from __future__ import annotations
 
-import hashlib
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from jw_core.sentences import split_sentences
+from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.errors import ConfigError
 from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
 
@@ -163,7 +163,9 @@ def passages(
             out.append(chunk)
     out.extend(_group(run, paragraphs, rules))
     same = len(out) == len(chunks) and all(a is b for a, b in zip(out, chunks, strict=True))
-    return out if same else _relink(out)
+    if not same:
+        link_in_order(out)
+    return out
 
 
 def _coalesced(
@@ -414,11 +416,8 @@ def _unit(
     if kind == "grouped":
         meta["merge_reason"] = "short_paragraph"
         meta["closure_marker"] = members[-1].metadata.get("closure_marker")
-    where = f"{span.start_para}.{span.start_char}-{span.end_para}.{span.end_char}"
-    key = f"{template.source_id}\x1f{kind}\x1f{where}"
-    digest = hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
     return Chunk(
-        id=f"{template.source_id}:u{digest}",
+        id=span_id(template.source_id, kind, span, tag="u"),
         text=rebuild_text(paragraphs, span),
         source_id=template.source_id,
         metadata=meta,
@@ -433,11 +432,3 @@ def _para_id(paragraphs: Sequence[str | Paragraph], k: int) -> Any:
 def _page(paragraphs: Sequence[str | Paragraph], k: int) -> int | None:
     p = paragraphs[k]
     return p.page if isinstance(p, Paragraph) else None
-
-
-def _relink(units: list[Chunk]) -> list[Chunk]:
-    for index, c in enumerate(units):
-        c.metadata["chunk_index"] = index
-        c.metadata["prev_id"] = units[index - 1].id if index else None
-        c.metadata["next_id"] = units[index + 1].id if index + 1 < len(units) else None
-    return units

@@ -23,10 +23,10 @@ multi-paragraph questions and do not lose on single-paragraph ones.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from jw_rag.chunk_ids import unit_id
 from jw_rag.errors import ConfigError
 from jw_rag.model import EXTRA_UNIT_KEY, PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
 
@@ -69,7 +69,6 @@ def _window(
     else:
         text = PARAGRAPH_SEPARATOR.join(c.text for c in run)
     ids = [c.id for c in run]
-    digest = hashlib.sha1("\x1f".join(ids).encode("utf-8")).hexdigest()[:12]
     para_ids: list[Any] = []
     pages: list[Any] = []
     for c in run:
@@ -94,7 +93,10 @@ def _window(
     if pooled:
         meta["pooled"] = True
     return Chunk(
-        id=f"{first.source_id}:w{digest}", text=text, source_id=first.source_id, metadata=meta
+        id=unit_id(first.source_id, *ids, tag="w"),
+        text=text,
+        source_id=first.source_id,
+        metadata=meta,
     )
 
 

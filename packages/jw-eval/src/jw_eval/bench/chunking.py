@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from jw_eval.bench.peers import peer_ranges
 from jw_eval.bench.variants import VariantSpec
 from jw_eval.datasets.model import BenchDocument
 from jw_eval.spans import DocRange, doc_range_to_span, span_to_doc_range
+from jw_rag.chunk_ids import link_in_order, unit_id
 from jw_rag.chunkers import get_chunker
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.embed.protocol import Embedder
@@ -72,10 +72,9 @@ class VariantChunker:
                 p.id if p.id is not None else span.start_para + i
                 for i, p in enumerate(doc.paragraphs[span.start_para : span.end_para + 1])
             ]
-            digest = hashlib.sha1(f"{self.spec.label}\x1f{a}-{b}".encode()).hexdigest()[:12]
             chunks.append(
                 Chunk(
-                    id=f"{doc.doc_id}:{digest}",
+                    id=unit_id(doc.doc_id, self.spec.label, f"{a}-{b}"),
                     text=doc.text[a:b],
                     source_id=doc.doc_id,
                     metadata={
@@ -90,7 +89,5 @@ class VariantChunker:
                     },
                 )
             )
-        for i, c in enumerate(chunks):
-            c.metadata["prev_id"] = chunks[i - 1].id if i else None
-            c.metadata["next_id"] = chunks[i + 1].id if i + 1 < len(chunks) else None
+        link_in_order(chunks)
         return chunks

@@ -3,13 +3,13 @@ and split over-long text at sentence boundaries, never mid-word."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from jw_core import SentenceCursor, detect_language, normalize_language
+from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.model import (
     PARAGRAPH_SEPARATOR,
     Chunk,
@@ -221,13 +221,8 @@ def build_raw_chunks(
     bases = _ExtraBases(template)
     reader = _SpanReader(texts, paragraphs)
     within, across = reader.within, reader.across
-    id_prefix = f"{source_id}\x1f{chunker}\x1f"
-    id_head = f"{source_id}:" if source_id else ""
-    sha1 = hashlib.sha1
     chunks: list[Chunk] = []
     append = chunks.append
-    prev: dict[str, Any] | None = None
-    prev_id: str | None = None
     last_extra: Mapping[str, Any] | None = None
     base: dict[str, Any] | None = template
     for index, (sp, sc, ep, ec, extra) in enumerate(pieces):
@@ -249,14 +244,8 @@ def build_raw_chunks(
             meta["heading_path"] = list(heading_path)
         if base is None:
             meta.update(extra or {})
-        chunk_id = id_head + sha1(f"{id_prefix}{sp}.{sc}-{ep}.{ec}".encode()).hexdigest()[:12]
-        meta["prev_id"] = prev_id
-        if prev is not None:
-            prev["next_id"] = chunk_id
-        append(Chunk(chunk_id, text, source_id, meta))
-        prev, prev_id = meta, chunk_id
-    if prev is not None:
-        prev["next_id"] = None
+        append(Chunk(span_id(source_id, chunker, Span(sp, sc, ep, ec)), text, source_id, meta))
+    link_in_order(chunks, number=False)
     return chunks
 
 

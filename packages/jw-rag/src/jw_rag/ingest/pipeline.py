@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
+from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError
@@ -122,14 +123,6 @@ def add_embed_prefix(chunks: list[Chunk], title: str) -> None:
             c.metadata["embed_prefix"] = " > ".join(parts)
 
 
-def _unit_chunk_id(source_id: str, chunker: str, span: Span) -> str:
-    key = (
-        f"{source_id}\x1f{chunker}\x1f"
-        f"{span.start_para}.{span.start_char}-{span.end_para}.{span.end_char}"
-    )
-    return f"{source_id}:{hashlib.sha1(key.encode('utf-8')).hexdigest()[:12]}"
-
-
 def _chunk_units(doc: Document, chunker: Chunker, meta: dict[str, Any]) -> list[Chunk]:
     """Each paragraph chunked on its own, then re-numbered and re-linked as one sequence."""
     if not meta.get("language"):
@@ -144,12 +137,9 @@ def _chunk_units(doc: Document, chunker: Chunker, meta: dict[str, Any]) -> list[
             span = Span(s.start_para + i, s.start_char, s.end_para + i, s.end_char)
             c.metadata["span"] = span.to_dict()
             c.metadata["para_ids"] = [para.id if para.id is not None else i]
-            c.id = _unit_chunk_id(doc.source_id, chunker.name, span)
+            c.id = span_id(doc.source_id, chunker.name, span)
             out.append(c)
-    for index, c in enumerate(out):
-        c.metadata["chunk_index"] = index
-        c.metadata["prev_id"] = out[index - 1].id if index else None
-        c.metadata["next_id"] = out[index + 1].id if index + 1 < len(out) else None
+    link_in_order(out)
     return out
 
 
