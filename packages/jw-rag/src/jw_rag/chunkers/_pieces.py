@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from jw_core import SentenceCursor, detect_language, normalize_language
 from jw_rag.chunk_ids import link_in_order, span_id
@@ -26,6 +26,7 @@ __all__ = [
     "build_chunks",
     "build_raw_chunks",
     "paragraph_texts",
+    "raw_pieces",
     "resolve_language",
     "resolve_text_language",
     "split_long",
@@ -177,6 +178,17 @@ def as_pieces(raw: Iterable[RawPiece]) -> list[Piece]:
     return [Piece(Span(sp, sc, ep, ec), dict(extra or {})) for sp, sc, ep, ec, extra in raw]
 
 
+def raw_pieces(pieces: Sequence[Piece] | Sequence[RawPiece]) -> Sequence[RawPiece]:
+    """``pieces`` as :data:`RawPiece` tuples (each extra shared, not copied)."""
+    if not pieces or not isinstance(pieces[0], Piece):
+        return cast("Sequence[RawPiece]", pieces)
+    raw: list[RawPiece] = []
+    for piece in cast("Sequence[Piece]", pieces):
+        span = piece.span
+        raw.append((span.start_para, span.start_char, span.end_para, span.end_char, piece.extra))
+    return raw
+
+
 def build_chunks(
     paragraphs: Sequence[Paragraph],
     pieces: Sequence[Piece],
@@ -188,14 +200,10 @@ def build_chunks(
     metadata: Mapping[str, Any] | None,
 ) -> list[Chunk]:
     """Chunks for ``pieces`` with the metadata every chunker promises."""
-    raw: list[RawPiece] = []
-    for piece in pieces:
-        span = piece.span
-        raw.append((span.start_para, span.start_char, span.end_para, span.end_char, piece.extra))
     return build_raw_chunks(
         [p.text for p in paragraphs],
         paragraphs,
-        raw,
+        raw_pieces(pieces),
         source_id,
         chunker=chunker,
         version=version,

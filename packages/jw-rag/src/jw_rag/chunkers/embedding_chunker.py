@@ -33,24 +33,20 @@ count what was sent to it, across calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from jw_core import split_sentences
 from jw_rag.chunkers._options import real, whole
-from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
-from jw_rag.chunkers._sizes import check_sizes
+from jw_rag.chunkers._pieces import Piece, split_long
+from jw_rag.chunkers.base import ChunkerBase, ChunkInput, check_sizes
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError, EmbeddingError
 from jw_rag.model import (
     PARAGRAPH_SEPARATOR,
-    Chunk,
     Paragraph,
-    ParagraphInput,
     Span,
-    as_paragraphs,
     content_bounds,
 )
 
@@ -117,11 +113,12 @@ class _Lengths:
         return (self.raw[sp] - a) + (self.acc[ep] - self.acc[sp + 1]) + _SEP + b
 
 
-class EmbeddingChunker:
+class EmbeddingChunker(ChunkerBase):
     """Topic-shift chunking over sentence embeddings (see the module docstring)."""
 
     name = "embedding"
     version = VERSION
+    options = ("embedder", "window", "top_percent", "min_chars", "max_chars")
 
     def __init__(
         self,
@@ -149,23 +146,13 @@ class EmbeddingChunker:
         self.texts_embedded = 0
         self.chars_embedded = 0
 
-    def __repr__(self) -> str:
-        return (
-            f"EmbeddingChunker(embedder={self._embedder_arg!r}, window={self.window}, "
-            f"top_percent={self.top_percent}, min_chars={self.min_chars}, "
-            f"max_chars={self.max_chars})"
-        )
+    def _option(self, name: str) -> Any:
+        """The embedder counts by its ``model_id`` (creating the default one loads no model)."""
+        return self.embedder.model_id if name == "embedder" else super()._option(name)
 
-    def params(self) -> dict[str, Any]:
-        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`);
-        the embedder counts by its ``model_id`` (creating the default one loads no model)."""
-        return {
-            "embedder": self.embedder.model_id,
-            "window": self.window,
-            "top_percent": self.top_percent,
-            "min_chars": self.min_chars,
-            "max_chars": self.max_chars,
-        }
+    def _shown(self, name: str) -> Any:
+        """The embedder as given (``repr`` builds none)."""
+        return self._embedder_arg if name == "embedder" else super()._shown(name)
 
     @property
     def embedder(self) -> Embedder:
@@ -189,26 +176,9 @@ class EmbeddingChunker:
             )
         return vectors
 
-    def chunk(
-        self,
-        paragraphs: ParagraphInput,
-        source_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> list[Chunk]:
-        paras = as_paragraphs(paragraphs)
-        language = resolve_language(paras, metadata)
-        units = sentence_units(paras, self.max_chars, language)
-        pieces = self.pieces(paras, units) if units else []
-        return build_chunks(
-            paras,
-            pieces,
-            source_id,
-            chunker=self.name,
-            version=self.version,
-            language=language,
-            metadata=metadata,
-        )
+    def _pieces_for(self, doc: ChunkInput) -> list[Piece]:
+        units = sentence_units(doc.paragraphs, self.max_chars, doc.language)
+        return self.pieces(doc.paragraphs, units) if units else []
 
     def pieces(self, paras: list[Paragraph], units: list[Unit]) -> list[Piece]:
         """Steps 2-5 over the sentence ``units`` of ``paras``."""

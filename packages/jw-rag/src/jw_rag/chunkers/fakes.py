@@ -7,41 +7,43 @@ sets the full provenance metadata, so consumers can rely on it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jw_rag.chunkers._pieces import Piece, build_chunks
-from jw_rag.model import Chunk, ParagraphInput, Span, as_paragraphs, content_bounds
+from jw_rag.chunkers._options import whole
+from jw_rag.chunkers._pieces import Piece, RawPiece
+from jw_rag.chunkers.base import ChunkerBase, ChunkInput
+from jw_rag.model import Chunk, Paragraph, ParagraphInput, Span, content_bounds
 
 __all__ = ["FakeChunker", "FakeParagraphChunker", "FakeSemanticChunker"]
 
 
-class FakeChunker:
+class FakeChunker(ChunkerBase):
     """Groups every ``group`` non-blank paragraphs into one chunk, whole."""
 
     version = "fake-1"
+    options = ("group", "language")
 
     def __init__(self, name: str = "fake", *, group: int = 1, language: str = "en") -> None:
-        if group < 1:
-            raise ValueError(f"group must be >= 1, got {group}")
         self.name = name
-        self.group = group
+        self.group = whole("group", group, low=1)
         self.language = language
         self.calls: list[str] = []
 
-    def params(self) -> dict[str, Any]:
-        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
-        return {"group": self.group, "language": self.language}
-
-    def chunk(
-        self,
-        paragraphs: ParagraphInput,
-        source_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> list[Chunk]:
+    def _read(
+        self, paragraphs: ParagraphInput, source_id: str, metadata: Mapping[str, Any] | None
+    ) -> ChunkInput:
         self.calls.append(source_id)
-        paras = as_paragraphs(paragraphs)
+        return super()._read(paragraphs, source_id, metadata)
+
+    def _language(
+        self, texts: list[str], given: list[Paragraph] | None, metadata: Mapping[str, Any] | None
+    ) -> str | None:
+        """``metadata["language"]`` as given, else this fake's language: no detection."""
+        return (metadata or {}).get("language") or self.language
+
+    def _pieces_for(self, doc: ChunkInput) -> list[Piece]:
+        paras = doc.paragraphs
         nonblank = [i for i, p in enumerate(paras) if p.text.strip()]
         pieces = []
         for k in range(0, len(nonblank), self.group):
@@ -50,16 +52,7 @@ class FakeChunker:
             _, hi = content_bounds(paras[last].text)
             reason = "short_paragraph" if last != first else None
             pieces.append(Piece(Span(first, lo, last, hi), {"merge_reason": reason}))
-        lang = (metadata or {}).get("language") or self.language
-        return build_chunks(
-            paras,
-            pieces,
-            source_id,
-            chunker=self.name,
-            version=self.version,
-            language=lang,
-            metadata=metadata,
-        )
+        return pieces
 
 
 class FakeParagraphChunker(FakeChunker):
@@ -75,14 +68,8 @@ class FakeSemanticChunker(FakeChunker):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("fake-semantic", group=2, **kwargs)
 
-    def chunk(
-        self,
-        paragraphs: ParagraphInput,
-        source_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> list[Chunk]:
-        chunks = super().chunk(paragraphs, source_id, metadata=metadata)
+    def _build(self, doc: ChunkInput, pieces: Sequence[Piece] | Sequence[RawPiece]) -> list[Chunk]:
+        chunks = super()._build(doc, pieces)
         for c in chunks:
             if c.metadata["merge_reason"]:
                 c.metadata["merge_reason"] = "continuation_marker"

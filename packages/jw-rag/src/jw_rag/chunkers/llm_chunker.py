@@ -58,7 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from jw_rag.chunkers._options import flag, optional_path, whole
-from jw_rag.chunkers._pieces import Piece, build_chunks
+from jw_rag.chunkers._pieces import Piece
+from jw_rag.chunkers.base import ChunkerBase, ChunkInput
 from jw_rag.chunkers.chunk_cache import DEFAULT_MAX_BYTES, ChunkCache, cache_key
 from jw_rag.chunkers.llm_answer import (
     InvalidAnswer,
@@ -151,7 +152,7 @@ def _warn_once(source_id: str, status: str) -> None:
         log.warning("LLM chunker fell back to semantic chunks (%s): %s", source_id, status)
 
 
-class LLMChunker:
+class LLMChunker(ChunkerBase):
     """Semantic chunks, then merges and splits proposed by a generation provider.
 
     ``provider`` is a name for :func:`jw_gen.providers.resolve` (else
@@ -514,15 +515,9 @@ class LLMChunker:
         """The chunks the kept actions make of ``base``, rebuilt from ``paras``."""
         pieces, origin = _reshape(base, segs, kept)
         _note_rejected(pieces, origin, rejected)
-        chunks = build_chunks(
-            paras,
-            pieces,
-            source_id,
-            chunker=self.name,
-            version=self.version,
-            language=base[0].metadata.get("language"),
-            metadata=metadata,
-        )
+        language = base[0].metadata.get("language")
+        doc = ChunkInput(source_id, [p.text for p in paras], paras, language, metadata)
+        chunks = self._build(doc, pieces)
         for c in chunks:
             self._stamp(c.metadata, status, c.metadata.get("llm_actions", []))
         return chunks

@@ -22,23 +22,15 @@ chunked by the paragraph rules with ``fallback="no_pages"``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from jw_core import split_sentences
 from jw_rag.chunkers._options import flag, whole
-from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language
-from jw_rag.chunkers._sizes import check_sizes
+from jw_rag.chunkers._pieces import Piece, RawPiece
+from jw_rag.chunkers.base import ChunkerBase, ChunkInput, check_sizes
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
-from jw_rag.model import (
-    Chunk,
-    Paragraph,
-    ParagraphInput,
-    Span,
-    as_paragraphs,
-    content_bounds,
-    rebuild_text,
-)
+from jw_rag.model import Chunk, Paragraph, Span, content_bounds, rebuild_text
 
 __all__ = ["PageChunker", "page_runs"]
 
@@ -64,11 +56,12 @@ def page_runs(paras: list[Paragraph]) -> list[tuple[int, int, int]]:
     return runs
 
 
-class PageChunker:
+class PageChunker(ChunkerBase):
     """One chunk per page, over-long pages split, the last sentence carried over."""
 
     name = "page"
     version = VERSION
+    options = ("max_chars", "min_chars", "overlap", "overlap_chars")
 
     def __init__(
         self,
@@ -86,48 +79,20 @@ class PageChunker:
         self.overlap = overlap
         self.overlap_chars = overlap_chars
 
-    def params(self) -> dict[str, Any]:
-        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
-        return {
-            "max_chars": self.max_chars,
-            "min_chars": self.min_chars,
-            "overlap": self.overlap,
-            "overlap_chars": self.overlap_chars,
-        }
-
-    def __repr__(self) -> str:
-        return (
-            f"PageChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "
-            f"overlap={self.overlap}, overlap_chars={self.overlap_chars})"
-        )
-
-    def chunk(
-        self,
-        paragraphs: ParagraphInput,
-        source_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> list[Chunk]:
-        paras = as_paragraphs(paragraphs)
-        language = resolve_language(paras, metadata)
+    def _pieces_for(self, doc: ChunkInput) -> list[Piece]:
+        paras, language = doc.paragraphs, doc.language
         runs = page_runs(paras)
-        if not runs:
-            pieces = paragraph_pieces(
-                paras, max_chars=self.max_chars, min_chars=self.min_chars, language=language
-            )
-            for piece in pieces:
-                piece.extra["fallback"] = "no_pages"
-        else:
-            pieces = self._pieces(paras, runs, language)
-        chunks = build_chunks(
-            paras,
-            pieces,
-            source_id,
-            chunker=self.name,
-            version=self.version,
-            language=language,
-            metadata=metadata,
+        if runs:
+            return self._page_pieces(paras, runs, language)
+        pieces = paragraph_pieces(
+            paras, max_chars=self.max_chars, min_chars=self.min_chars, language=language
         )
+        for piece in pieces:
+            piece.extra["fallback"] = "no_pages"
+        return pieces
+
+    def _build(self, doc: ChunkInput, pieces: Sequence[Piece] | Sequence[RawPiece]) -> list[Chunk]:
+        chunks = super()._build(doc, pieces)
         for c in chunks:  # sorted, and with the page an unpaged paragraph belongs to
             pages = set(c.metadata.get("pages", []))
             if c.metadata.get("page") is not None:
@@ -136,7 +101,7 @@ class PageChunker:
                 c.metadata["pages"] = sorted(pages)
         return chunks
 
-    def _pieces(
+    def _page_pieces(
         self, paras: list[Paragraph], runs: list[tuple[int, int, int]], language: str | None
     ) -> list[Piece]:
         pieces: list[Piece] = []

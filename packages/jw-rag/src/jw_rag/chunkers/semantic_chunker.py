@@ -25,25 +25,17 @@ languages fall back to the paragraph rules, with ``fallback`` saying why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from jw_core import detect_language
 from jw_rag.chunkers._options import optional_path, real, whole
-from jw_rag.chunkers._pieces import (
-    Piece,
-    RawPiece,
-    as_pieces,
-    build_raw_chunks,
-    paragraph_texts,
-    resolve_text_language,
-)
-from jw_rag.chunkers._sizes import check_sizes
+from jw_rag.chunkers._pieces import Piece, RawPiece, as_pieces
 from jw_rag.chunkers._spans import marker_spans, packed_spans, paragraph_spans
+from jw_rag.chunkers.base import ChunkerBase, ChunkInput, check_sizes
 from jw_rag.chunkers.markers import MarkerSet, load_markers
 from jw_rag.errors import ConfigError
-from jw_rag.model import Chunk, Paragraph, ParagraphInput
+from jw_rag.model import Paragraph
 
 __all__ = ["SemanticChunker", "detect_mixed_languages"]
 
@@ -91,11 +83,14 @@ def _mixed_languages(
     return {lang for lang, n in found.items() if n >= 2} if len(found) > 1 else set(found)
 
 
-class SemanticChunker:
+class SemanticChunker(ChunkerBase):
     """Paragraph chunking that keeps marker-linked paragraphs together."""
 
     name = "semantic"
     version = VERSION
+    options = (
+        "max_chars", "min_chars", "overflow", "max_continuations", "target_chars", "markers_path"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -122,38 +117,13 @@ class SemanticChunker:
         self.target_chars = target_chars
         self.markers_path = optional_path("markers_path", markers_path)
 
-    def params(self) -> dict[str, Any]:
-        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
-        return {
-            "max_chars": self.max_chars,
-            "min_chars": self.min_chars,
-            "overflow": self.overflow,
-            "max_continuations": self.max_continuations,
-            "target_chars": self.target_chars,
-            "markers_path": None if self.markers_path is None else str(self.markers_path),
-        }
-
     @property
     def cap(self) -> int:
         """The hard maximum chunk size: ``max_chars * (1 + overflow)``."""
         return int(self.max_chars * (1 + self.overflow))
 
-    def __repr__(self) -> str:
-        return (
-            f"SemanticChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "
-            f"overflow={self.overflow}, max_continuations={self.max_continuations}, "
-            f"target_chars={self.target_chars})"
-        )
-
-    def chunk(
-        self,
-        paragraphs: ParagraphInput,
-        source_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> list[Chunk]:
-        texts, paras = paragraph_texts(paragraphs)
-        language = resolve_text_language(texts, paras, metadata)
+    def _pieces_for(self, doc: ChunkInput) -> list[RawPiece]:
+        texts, paras, language, metadata = doc.texts, doc.given, doc.language, doc.metadata
         fallback: str | None = None
         mixed = False
         if not (metadata and metadata.get("language")):
@@ -181,16 +151,7 @@ class SemanticChunker:
             )
         else:
             pieces = self._marker(texts, markers, language)
-        return build_raw_chunks(
-            texts,
-            paras,
-            pieces,
-            source_id,
-            chunker=self.name,
-            version=self.version,
-            language=language,
-            metadata=metadata,
-        )
+        return pieces
 
     def pieces(
         self, paras: list[Paragraph], markers: MarkerSet, language: str | None

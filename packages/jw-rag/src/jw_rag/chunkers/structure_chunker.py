@@ -33,23 +33,11 @@ chunker's sizes, with ``fallback="no_headings"``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from jw_rag.chunkers._options import flag, text
-from jw_rag.chunkers._pieces import Piece, build_chunks, resolve_language, split_long
-from jw_rag.chunkers._sizes import check_sizes
+from jw_rag.chunkers._pieces import Piece, split_long
+from jw_rag.chunkers.base import ChunkerBase, ChunkInput, check_sizes
 from jw_rag.chunkers.paragraph_chunker import paragraph_pieces
-from jw_rag.model import (
-    PARAGRAPH_SEPARATOR,
-    Chunk,
-    Paragraph,
-    ParagraphInput,
-    Span,
-    as_paragraphs,
-    content_bounds,
-    rebuild_text,
-)
+from jw_rag.model import PARAGRAPH_SEPARATOR, Paragraph, Span, content_bounds, rebuild_text
 
 __all__ = ["StructureChunker", "heading_paths"]
 
@@ -94,11 +82,12 @@ def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
     return first[:n]
 
 
-class StructureChunker:
+class StructureChunker(ChunkerBase):
     """Section-by-section chunking along the document's headings."""
 
     name = "structure"
     version = VERSION
+    options = ("max_chars", "min_chars", "prefix_headings", "separator")
 
     def __init__(
         self,
@@ -112,30 +101,8 @@ class StructureChunker:
         self.prefix_headings = flag("prefix_headings", prefix_headings)
         self.separator = text("separator", separator)
 
-    def params(self) -> dict[str, Any]:
-        """The options that shape the chunks (see :class:`~jw_rag.chunkers.Chunker`)."""
-        return {
-            "max_chars": self.max_chars,
-            "min_chars": self.min_chars,
-            "prefix_headings": self.prefix_headings,
-            "separator": self.separator,
-        }
-
-    def __repr__(self) -> str:
-        return (
-            f"StructureChunker(max_chars={self.max_chars}, min_chars={self.min_chars}, "
-            f"prefix_headings={self.prefix_headings}, separator={self.separator!r})"
-        )
-
-    def chunk(
-        self,
-        paragraphs: ParagraphInput,
-        source_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> list[Chunk]:
-        paras = as_paragraphs(paragraphs)
-        language = resolve_language(paras, metadata)
+    def _pieces_for(self, doc: ChunkInput) -> list[Piece]:
+        paras, language = doc.paragraphs, doc.language
         paths = heading_paths(paras)
         if paths is None:
             pieces = paragraph_pieces(
@@ -154,15 +121,7 @@ class StructureChunker:
                     paths[k] for k in range(s.start_para, s.end_para + 1) if paras[k].text.strip()
                 ]
                 self._label(piece, list(_common_prefix(span_paths)))
-        return build_chunks(
-            paras,
-            pieces,
-            source_id,
-            chunker=self.name,
-            version=self.version,
-            language=language,
-            metadata=metadata,
-        )
+        return pieces
 
     def _label(self, piece: Piece, path: list[str]) -> None:
         piece.extra["heading_path"] = path
