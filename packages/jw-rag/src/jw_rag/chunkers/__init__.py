@@ -8,6 +8,7 @@
 
 from importlib import import_module
 
+from jw_rag.chunkers.base import ChunkerBase
 from jw_rag.chunkers.embedding_chunker import EmbeddingChunker
 from jw_rag.chunkers.markers import MarkerSet, load_markers, marker_languages
 from jw_rag.chunkers.page_chunker import PageChunker
@@ -36,6 +37,7 @@ register_chunker("parent-child", ParentChildChunker)
 __all__ = [
     "Chunk",
     "Chunker",
+    "ChunkerBase",
     "EmbeddingChunker",
     "MarkerSet",
     "PageChunker",
