@@ -31,7 +31,7 @@ README = REPO / "README.md"
 #: The two set-up commands at the top of the README, exactly (CI runs them).
 SETUP = (
     "pip install uv && uv sync --all-packages --frozen && uv run --frozen jw eval chunker-bench "
-    '--variants "paragraph,paragraph:units=off,windows=0+none,semantic:units=off,windows=0+none"',
+    '--variants "paragraph,paragraph:units=off,window_chars=0+none,semantic:units=off,window_chars=0+none"',
     "pip install uv && uv sync --all-packages --frozen && uv run --frozen ruff check . "
     "&& uv run --frozen pytest",
 )

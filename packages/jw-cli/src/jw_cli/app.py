@@ -9,7 +9,9 @@ Errors end as one line on stderr (``error: <message>``, see
 (:class:`~jw_rag.errors.ConfigError`, ``ValueError``, a number out of range)
 and usage errors exit 2; every other failure (library errors, unreadable
 files, exceptions nobody expected) exits 1. Warnings (a cache that cannot be
-used, say) are one ``warning:`` line each.
+used, say) are one ``warning:`` line each, and so is an old option name that
+still works for one release (:class:`~jw_rag.renames.RenamedWarning`, naming
+the new one).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from jw_cli.help_text import tidy
 from jw_cli.options import CHUNKER_HELP, EMBEDDER_HELP, STORE_HELP, GlobalOptions, check_chunker
 from jw_cli.rag_commands import rag_app
 from jw_rag.errors import error_line
+from jw_rag.renames import RenamedWarning
 
 __all__ = ["app", "main"]
 
@@ -100,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     with warnings.catch_warnings():
         warnings.showwarning = _warn
+        warnings.simplefilter("default", RenamedWarning)  # a DeprecationWarning, hidden otherwise
         return _run(argv)
 
 

@@ -83,7 +83,7 @@ _WindowChars = Annotated[
     int,
     typer.Option(
         help="Window units indexed beside our chunkers' chunks, in characters "
-        "(0: none; one variant: name:windows=0)."
+        "(0: none; one variant: name:window_chars=0)."
     ),
 ]
 _Shape = Annotated[

@@ -11,23 +11,23 @@ for its member chunks, which every mode delivers in its place (its *core*).
     a window hit's members as they are; for a one-chunk hit, the best
     contiguous run of chunks around it, each valued by its similarity to the
     query against the weakest hit's, marker links counting as continuity
-    (see :mod:`jw_rag.segments`), at most ``window`` chunks each side
+    (see :mod:`jw_rag.segments`), at most ``reach`` chunks each side
     (default 1). The delivered hit's ``chunk`` is the member of its core
     closest to the query.
 ``"none"``
     the hit's core alone.
 ``"neighbors"``
-    the core with up to ``window`` chunks before and after it.
+    the core with up to ``reach`` chunks before and after it (default 1).
 ``"chain"``
     marker-aware neighbours: walk backwards while the current first chunk
     opens with a continuation, closure or back-reference marker of its language
     ("However, ...", "Por lo tanto, ...", "Isso ..."), and forwards while the
-    next chunk does, at most ``window`` steps each way (default 2). An
+    next chunk does, at most ``reach`` steps each way (default 2). An
     argument split over paragraphs comes back whole; a self-contained
     paragraph comes back alone.
 ``"relevant"``
     neighbours that belong with the hit: walking outwards from it (at most
-    ``window`` steps each way, default 2), a neighbour comes along while it
+    ``reach`` steps each way, default 2), a neighbour comes along while it
     is linked to the hit by a marker (as in ``"chain"``) or is as similar to
     the query as the weakest hit retrieved (the k-th hit's cosine). No
     threshold to tune: a self-contained paragraph comes back alone, an
@@ -75,6 +75,7 @@ from jw_rag.defaults import (
 from jw_rag.embed.protocol import embed_queries
 from jw_rag.errors import ConfigError, StaleIndexError
 from jw_rag.model import Chunk
+from jw_rag.renames import renamed, warn_renamed
 from jw_rag.segments import best_run, run_values
 from jw_rag.store._rows import embed_text
 from jw_rag.store.protocol import SearchHit, Store
@@ -84,6 +85,7 @@ __all__ = [
     "DEFAULT_MAX_CONTEXT_TOKENS",
     "DEFAULT_MAX_PARENTS",
     "EXPANSIONS",
+    "MAX_REACH",
     "Delivery",
     "Expansion",
     "approx_tokens",
@@ -94,11 +96,18 @@ __all__ = [
 ]
 
 CHARS_PER_TOKEN = 4
-#: The most hits one call delivers, and the widest neighbour window.
+#: The most hits one call delivers, and the farthest a delivery reaches (chunks each way).
 MAX_K = 1000
-MAX_WINDOW = 50
-#: Default ``window`` (chunks each way) per expansion.
-_WINDOWS = {"segment": 1, "chain": 2, "relevant": 2}
+MAX_REACH = 50
+#: Default ``reach`` (chunks each way) per expansion.
+_REACH = {"segment": 1, "chain": 2, "relevant": 2}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MAX_WINDOW":  # renamed MAX_REACH: the old name works for one release
+        warn_renamed("jw_rag.retrieve", "MAX_WINDOW", "MAX_REACH")
+        return MAX_REACH
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def approx_tokens(text: str) -> int:
@@ -141,13 +150,17 @@ def retrieve(
     mode: SearchMode = DEFAULT_SEARCH_MODE,
     filters: Mapping[str, Any] | None = None,
     expand: Expansion | str | None = DEFAULT_EXPANSION,
-    window: int | None = None,
+    reach: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
+    window: int | None = None,
 ) -> Delivery:
     """Search ``store`` and deliver up to ``k`` hits with their context (see
     the module docstring); the :class:`Delivery` also says which store hits
-    were folded into another hit's context."""
+    were folded into another hit's context. ``reach``: chunks each way a
+    delivery may add (``None``: the expansion's default); ``window`` is its
+    old name, kept for one release (:mod:`jw_rag.renames`)."""
+    reach = renamed("retrieve()", "window", window, "reach", reach)
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_K}, got {k!r}")
     if isinstance(query, str) and not query.strip():
@@ -159,7 +172,7 @@ def retrieve(
         hits,
         expand=expand,
         query=query,
-        window=window,
+        reach=reach,
         max_parents=max_parents,
         max_context_tokens=max_context_tokens,
         limit=k,
@@ -172,20 +185,21 @@ def expand_hits(
     *,
     expand: Expansion | str | None = "none",
     query: str | None = None,
-    window: int | None = None,
+    reach: int | None = None,
     max_parents: int = DEFAULT_MAX_PARENTS,
     max_context_tokens: int | None = DEFAULT_MAX_CONTEXT_TOKENS,
     limit: int | None = None,
+    window: int | None = None,
 ) -> Delivery:
     """Fill ``expanded`` on already-ranked ``hits``; returns the delivered hits
     (at most ``limit``, see :class:`Delivery`). ``"segment"`` and ``"relevant"``
-    need the ``query``."""
+    need the ``query``; ``reach`` as in :func:`retrieve` (``window``: its old name)."""
+    reach = renamed("expand_hits()", "window", window, "reach", reach)
     mode = (expand or "none").lower()
     if mode not in EXPANSIONS:
         raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
-    window = _WINDOWS.get(mode, 1) if window is None else window
-    if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= MAX_WINDOW:
-        raise ConfigError(f"window must be an integer from 0 to {MAX_WINDOW}, got {window!r}")
+    reach = _REACH.get(mode, 1) if reach is None else reach
+    _check_reach(reach)
     if max_parents < 1:
         raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
     if max_context_tokens is not None and (
@@ -207,18 +221,28 @@ def expand_hits(
         groups = _parent_groups(store, cores)
     elif mode in ("segment", "relevant"):
         assert query is not None
-        reach = _neighbour_groups(known, cores, window, chain=False)
-        sim = _similarities(store, query, [c for g in reach for c in g] + [h.chunk for h in hits])
+        around = _neighbour_groups(known, cores, reach, chain=False)
+        sim = _similarities(store, query, [c for g in around for c in g] + [h.chunk for h in hits])
         floor = _threshold(sim, hits, limit)
         pick = _segment if mode == "segment" else _relevant
-        groups = [pick(core, group, sim, floor) for core, group in zip(cores, reach, strict=True)]
+        groups = [pick(core, group, sim, floor) for core, group in zip(cores, around, strict=True)]
         reps = [max(core, key=lambda c: sim[c.id]) for core in cores]
     elif mode in ("neighbors", "chain"):
-        groups = _neighbour_groups(known, cores, window, chain=mode == "chain")
+        groups = _neighbour_groups(known, cores, reach, chain=mode == "chain")
     else:
         groups = cores
     units = max_parents if mode == "parent" else None
     return _deliver(hits, reps, cores, groups, max_context_tokens, units, limit)
+
+
+def _check_reach(reach: object) -> None:
+    if isinstance(reach, bool) or not isinstance(reach, int) or not 0 <= reach <= MAX_REACH:
+        hint = ""
+        if isinstance(reach, int) and not isinstance(reach, bool) and reach > MAX_REACH:
+            hint = " (the size of window units in characters is window_chars, set at ingestion)"
+        raise ConfigError(
+            f"reach must be a number of chunks each way from 0 to {MAX_REACH}, got {reach!r}{hint}"
+        )
 
 
 class _Known:
@@ -347,9 +371,9 @@ def _fold(
 
 
 def _neighbour_groups(
-    known: _Known, cores: Sequence[list[Chunk]], window: int, *, chain: bool
+    known: _Known, cores: Sequence[list[Chunk]], reach: int, *, chain: bool
 ) -> list[list[Chunk]]:
-    """Each core with up to ``window`` chunks before and after it (``chain``:
+    """Each core with up to ``reach`` chunks before and after it (``chain``:
     only while a marker links them), in reading order."""
     before: list[list[Chunk]] = [[] for _ in cores]
     after: list[list[Chunk]] = [[] for _ in cores]
@@ -357,7 +381,7 @@ def _neighbour_groups(
     last = [c[-1] for c in cores]
     open_back = [True] * len(cores)
     open_fwd = [True] * len(cores)
-    for _ in range(window):
+    for _ in range(reach):
         wanted: set[str] = set()
         for i in range(len(cores)):
             if open_back[i] and (not chain or _links_back(first[i])):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from jw_rag.model import Chunk
+from jw_rag.renames import renamed
 from jw_rag.retrieve import EXPANSIONS, Expansion, delivery_order, expand_hits
 from jw_rag.store.protocol import SearchHit, Store
 
@@ -33,17 +34,21 @@ def deliver(
     expand: str,
     query: str | None = None,
     limit: int | None = None,
+    reach: int | None = None,
+    *,
     window: int | None = None,
 ) -> list[SearchHit]:
     """The hits ``expand_hits`` delivers with the bench's caps lifted (no
     context budget, a parent allowed per hit), at most ``limit`` of them;
-    ``window`` is the expansion's reach (``None``: the product's)."""
+    ``reach`` is how many chunks each way the expansion may add (``None``: the
+    product's; ``window`` is its old name, kept for one release)."""
+    reach = renamed("deliver()", "window", window, "reach", reach)
     return expand_hits(
         store,
         hits,
         expand=expand,
         query=query,
-        window=window,
+        reach=reach,
         max_parents=max(1, limit or len(hits)),
         max_context_tokens=None,
         limit=limit,

@@ -39,6 +39,7 @@ from jw_rag.defaults import (
 from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
+from jw_rag.renames import warn_renamed
 from jw_rag.retrieve import search_depth
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
@@ -99,17 +100,22 @@ class BenchConfig:
             and not spec.options
             and spec.reach is None
             and units == p.units
-            and self.windows(spec) == p.units.window_chars
+            and self.window_chars_for(spec) == p.units.window_chars
             and self.expansion(spec) == p.expand
             and self.retriever == p.mode
             and self.k == p.k
         )
 
-    def windows(self, spec: VariantSpec) -> int:
+    def window_chars_for(self, spec: VariantSpec) -> int:
         """Window size for ``spec`` (0 for peers: they index their chunks only)."""
         if spec.peer:
             return 0
-        return self.window_chars if spec.windows is None else spec.windows
+        return self.window_chars if spec.window_chars is None else spec.window_chars
+
+    def windows(self, spec: VariantSpec) -> int:
+        """Old name of :meth:`window_chars_for`, kept for one release."""
+        warn_renamed("BenchConfig", "windows()", "window_chars_for()")
+        return self.window_chars_for(spec)
 
 
 @dataclass
@@ -147,7 +153,7 @@ class _Indexed:
 def _chunk(
     dataset: Dataset, spec: VariantSpec, embedder: Embedder, config: BenchConfig, progress: Progress
 ) -> _Indexed:
-    window_chars = config.windows(spec)
+    window_chars = config.window_chars_for(spec)
     chunker = VariantChunker(spec, embedder, config.units)
     out = _Indexed({}, {}, {}, {})
     advance = progress(f"{spec.label}: chunk", len(dataset.documents))
@@ -209,7 +215,7 @@ def _search(
             mode=config.retriever,
             filters=filters,  # type: ignore[arg-type]
         )
-        delivered = deliver(store, raw, expand, q.query, config.k, window=spec.reach)
+        delivered = deliver(store, raw, expand, q.query, config.k, reach=spec.reach)
         out.append((q, raw[: config.k], delivered))
         advance(1)
     return out

@@ -6,8 +6,10 @@ chunker ``<peer>:<size>`` (``langchain-recursive``, ``chonkie-recursive``,
 ``--expand`` says: e.g. ``paragraph+chain`` or ``parent-child+parent``.
 
 A chunker variant indexes window units beside its chunks, as ingestion does
-(:mod:`jw_rag.windows`); the option ``windows=N`` sets their size for that
-variant (``windows=0``: none), e.g. ``paragraph:windows=0+none``. The
+(:mod:`jw_rag.windows`); the option ``window_chars=N`` sets their size for that
+variant (``window_chars=0``: none), e.g. ``paragraph:window_chars=0+none``
+(``windows=N``, its old name, works for one release with a warning). The
+option ``reach=N`` sets how many chunks each way the expansion may add. The
 retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
 here too; ``units=off`` indexes the chunks as made, ``passage_chars``,
 ``split_above``, ``group_below`` and ``wide`` (characters) and ``pooled``
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError
+from jw_rag.renames import renamed, warn_renamed
 from jw_rag.units import NO_UNITS, UnitRules
 
 __all__ = [
@@ -64,7 +67,7 @@ class VariantSpec:
     #: How hits are delivered; ``None`` follows the run's ``--expand`` (peers: ``none``).
     expand: str | None = None
     #: Window units' size in characters; ``None`` follows the run's default, 0 is none.
-    windows: int | None = None
+    window_chars: int | None = None
     #: Retrieval unit rules; ``None`` follows the run's (the shipped pipeline's).
     units: UnitRules | None = None
     #: Chunks each way the expansion may reach; ``None``: the product's default.
@@ -73,6 +76,12 @@ class VariantSpec:
     @property
     def size(self) -> int:
         return int(self.options.get("size", _DEFAULT_PEER_SIZE))
+
+    @property
+    def windows(self) -> int | None:
+        """The old name of :attr:`window_chars`, kept for one release (:mod:`jw_rag.renames`)."""
+        warn_renamed("VariantSpec", "windows", "window_chars")
+        return self.window_chars
 
 
 def parse_variant(text: str) -> VariantSpec:
@@ -114,12 +123,19 @@ def _parse_body(label: str, body: str) -> VariantSpec:
     reach = options.pop("reach", None)
     if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 0):
         raise ConfigError(f"variant {label!r}: reach must be a number of chunks >= 0")
-    windows = options.pop("windows", None)
-    if windows is not None and (
-        isinstance(windows, bool) or not isinstance(windows, int) or windows < 0
+    old = options.pop("windows", None)
+    window_chars = renamed(
+        f"variant {label!r}", "windows", old, "window_chars", options.pop("window_chars", None)
+    )
+    if window_chars is not None and (
+        isinstance(window_chars, bool) or not isinstance(window_chars, int) or window_chars < 0
     ):
-        raise ConfigError(f"variant {label!r}: windows must be a size in characters >= 0")
-    return VariantSpec(label, name, options, windows=windows, units=units, reach=reach)
+        used = "window_chars" if old is None else "windows"
+        renamed_note = "" if old is None else "; windows is renamed window_chars"
+        raise ConfigError(
+            f"variant {label!r}: {used} must be a size in characters >= 0 (0: none{renamed_note})"
+        )
+    return VariantSpec(label, name, options, window_chars=window_chars, units=units, reach=reach)
 
 
 _UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled", "wide")

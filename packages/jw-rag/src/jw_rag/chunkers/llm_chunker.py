@@ -118,21 +118,23 @@ class _Rejected:
 
 
 @dataclass(frozen=True, slots=True)
-class _Segment:
+class _ParaPart:
+    """The part of source paragraph ``para`` a chunk holds: ``[start, end)``."""
+
     para: int
     start: int
     end: int
 
 
-def _segments(chunk: Chunk, paras: Sequence[Paragraph]) -> list[_Segment]:
+def _para_parts(chunk: Chunk, paras: Sequence[Paragraph]) -> list[_ParaPart]:
     span = chunk.span
-    out: list[_Segment] = []
+    out: list[_ParaPart] = []
     for k in range(span.start_para, span.end_para + 1):
         lo, hi = content_bounds(paras[k].text)
         a = span.start_char if k == span.start_para else lo
         b = span.end_char if k == span.end_para else hi
         if b > a and paras[k].text[a:b].strip():
-            out.append(_Segment(k, a, b))
+            out.append(_ParaPart(k, a, b))
     return out
 
 
@@ -257,17 +259,19 @@ class LLMChunker(ChunkerBase):
     def __repr__(self) -> str:
         return f"LLMChunker(provider={self.provider!r}, {self.semantic!r})"
 
-    def _windows(self, texts: list[list[str]]) -> list[tuple[int, int]]:
-        windows: list[tuple[int, int]] = []
+    def _batches(self, texts: list[list[str]]) -> list[tuple[int, int]]:
+        """The calls a document needs: ``(first, end)`` chunk ranges whose text
+        fits ``max_prompt_chars`` (one chunk at least)."""
+        batches: list[tuple[int, int]] = []
         start, size = 0, 0
         for i, chunk_texts in enumerate(texts):
             n = sum(len(t) for t in chunk_texts) + 40 * len(chunk_texts)
             if i > start and size + n > self.max_prompt_chars:
-                windows.append((start, i))
+                batches.append((start, i))
                 start, size = i, 0
             size += n
-        windows.append((start, len(texts)))
-        return windows
+        batches.append((start, len(texts)))
+        return batches
 
     def prompts(
         self,
@@ -285,12 +289,12 @@ class LLMChunker(ChunkerBase):
             build_prompt(
                 texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
             )
-            for a, b in self._windows(texts)
+            for a, b in self._batches(texts)
         ]
 
     @staticmethod
     def _texts(base: list[Chunk], paras: list[Paragraph]) -> list[list[str]]:
-        return [[paras[s.para].text[s.start : s.end] for s in _segments(c, paras)] for c in base]
+        return [[paras[s.para].text[s.start : s.end] for s in _para_parts(c, paras)] for c in base]
 
     def chunk(
         self,
@@ -305,8 +309,8 @@ class LLMChunker(ChunkerBase):
             return base
         self.stats["documents"] += 1
         language = base[0].metadata.get("language")
-        segs = [_segments(c, paras) for c in base]
-        texts = [[paras[s.para].text[s.start : s.end] for s in seg] for seg in segs]
+        parts = [_para_parts(c, paras) for c in base]
+        texts = [[paras[s.para].text[s.start : s.end] for s in held] for held in parts]
         counts = [len(t) for t in texts]
         key = cache_key(
             source_id=source_id,
@@ -317,24 +321,24 @@ class LLMChunker(ChunkerBase):
             params=self._answer_params(),
             language=language,
         )
-        windows = self._windows(texts)
+        batches = self._batches(texts)
         actions: list[LLMAction] | None = None
         status = "ok"
         answers: list[str] = []
         if self.cache is not None:
             entry = self.cache.get(key)
             if entry is not None:
-                actions = self._from_entry(entry, windows, counts)
+                actions = self._from_entry(entry, batches, counts)
                 if actions is not None:
                     status = "cached"
                     self.stats["cache_hits"] += 1
                 else:
-                    answers = self._partial(entry, windows, counts)
+                    answers = self._partial(entry, batches, counts)
             if actions is None:
                 self.stats["cache_misses"] += 1
         if actions is None:
             try:
-                actions = self._ask(texts, windows, counts, language, answers)
+                actions = self._ask(texts, batches, counts, language, answers)
             except (GenerationError, InvalidAnswer) as exc:
                 if self.cache is not None and answers:
                     partial = self._entry(source_id, language, answers, [])
@@ -346,11 +350,11 @@ class LLMChunker(ChunkerBase):
                 return self._fallback(base, f"provider_error: {exc}", source_id)
             if not actions:
                 status = "no_actions"
-        kept, rejected = self._plan(actions, segs, paras)
+        kept, rejected = self._plan(actions, parts, paras)
         if status in ("ok", "no_actions") and self.cache is not None:
             if not any(r.reason.startswith("conflict") for r in rejected):
                 self._remember(key, self._entry(source_id, language, answers, actions))
-        return self._apply(base, segs, paras, kept, rejected, status, source_id, metadata)
+        return self._apply(base, parts, paras, kept, rejected, status, source_id, metadata)
 
     def _remember(self, key: str, entry: dict[str, Any]) -> None:
         """Cache an answer; a cache that cannot be written (full disk, no
@@ -372,7 +376,7 @@ class LLMChunker(ChunkerBase):
     def _ask(
         self,
         texts: list[list[str]],
-        windows: list[tuple[int, int]],
+        batches: list[tuple[int, int]],
         counts: list[int],
         language: str | None,
         answers: list[str],
@@ -383,10 +387,10 @@ class LLMChunker(ChunkerBase):
         from jw_gen.errors import GenerationError as GenError
 
         actions: list[LLMAction] = []
-        for (a, b), answer in zip(windows, answers, strict=False):
+        for (a, b), answer in zip(batches, answers, strict=False):
             actions.extend(parse_answer(answer, counts[a:b], first_index=a))
         takes_schema = _takes_schema(self.provider)
-        for a, b in windows[len(answers) :]:
+        for a, b in batches[len(answers) :]:
             prompt = build_prompt(
                 texts[a:b], first_index=a, total=len(texts), language=language, size_limit=self.cap
             )
@@ -414,14 +418,14 @@ class LLMChunker(ChunkerBase):
         return actions
 
     def _from_entry(
-        self, entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
+        self, entry: Mapping[str, Any], batches: list[tuple[int, int]], counts: list[int]
     ) -> list[LLMAction] | None:
         answers = entry.get("answers")
-        if entry.get("partial") or not isinstance(answers, list) or len(answers) != len(windows):
+        if entry.get("partial") or not isinstance(answers, list) or len(answers) != len(batches):
             return None
         actions: list[LLMAction] = []
         try:
-            for (a, b), answer in zip(windows, answers, strict=True):
+            for (a, b), answer in zip(batches, answers, strict=True):
                 actions.extend(parse_answer(str(answer), counts[a:b], first_index=a))
         except InvalidAnswer:
             return None
@@ -429,16 +433,16 @@ class LLMChunker(ChunkerBase):
 
     @staticmethod
     def _partial(
-        entry: Mapping[str, Any], windows: list[tuple[int, int]], counts: list[int]
+        entry: Mapping[str, Any], batches: list[tuple[int, int]], counts: list[int]
     ) -> list[str]:
         """The valid answers a partial entry holds for the first calls (else none)."""
         answers = entry.get("answers")
         if not entry.get("partial") or not isinstance(answers, list):
             return []
-        if len(answers) >= len(windows) or not all(isinstance(x, str) for x in answers):
+        if len(answers) >= len(batches) or not all(isinstance(x, str) for x in answers):
             return []
         try:
-            for (a, b), answer in zip(windows, answers, strict=False):
+            for (a, b), answer in zip(batches, answers, strict=False):
                 parse_answer(answer, counts[a:b], first_index=a)
         except InvalidAnswer:
             return []
@@ -477,7 +481,7 @@ class LLMChunker(ChunkerBase):
         meta["llm_model"] = self.provider.model
 
     def _plan(
-        self, actions: list[LLMAction], segs: list[list[_Segment]], paras: list[Paragraph]
+        self, actions: list[LLMAction], parts: list[list[_ParaPart]], paras: list[Paragraph]
     ) -> tuple[dict[int, LLMAction], list[_Rejected]]:
         """Kept actions by the first chunk they name, and the dropped ones with a reason."""
         claimed: set[int] = set()
@@ -492,7 +496,7 @@ class LLMChunker(ChunkerBase):
                 rejected.append(_Rejected(action, reason))
                 continue
             if isinstance(action, Merge):
-                first, last = segs[named[0]][0], segs[named[-1]][-1]
+                first, last = parts[named[0]][0], parts[named[-1]][-1]
                 size = len(rebuild_text(paras, Span(first.para, first.start, last.para, last.end)))
                 if size > self.cap:
                     rejected.append(_Rejected(action, f"too_long: {size} > {self.cap} characters"))
@@ -504,7 +508,7 @@ class LLMChunker(ChunkerBase):
     def _apply(
         self,
         base: list[Chunk],
-        segs: list[list[_Segment]],
+        parts: list[list[_ParaPart]],
         paras: list[Paragraph],
         kept: dict[int, LLMAction],
         rejected: list[_Rejected],
@@ -513,7 +517,7 @@ class LLMChunker(ChunkerBase):
         metadata: Mapping[str, Any] | None,
     ) -> list[Chunk]:
         """The chunks the kept actions make of ``base``, rebuilt from ``paras``."""
-        pieces, origin = _reshape(base, segs, kept)
+        pieces, origin = _reshape(base, parts, kept)
         _note_rejected(pieces, origin, rejected)
         language = base[0].metadata.get("language")
         doc = ChunkInput(source_id, [p.text for p in paras], paras, language, metadata)
@@ -524,7 +528,7 @@ class LLMChunker(ChunkerBase):
 
 
 def _reshape(
-    base: list[Chunk], segs: list[list[_Segment]], kept: dict[int, LLMAction]
+    base: list[Chunk], parts: list[list[_ParaPart]], kept: dict[int, LLMAction]
 ) -> tuple[list[Piece], list[list[int]]]:
     """The pieces the kept actions (by the first chunk they name) make of the
     ``base`` chunks, each with the original chunks behind it."""
@@ -540,11 +544,11 @@ def _reshape(
             i += 1
         elif isinstance(action, Merge):
             last = action.chunk_indices[-1]
-            pieces.append(_merged(base, segs, i, last, action))
+            pieces.append(_merged(base, parts, i, last, action))
             origin.append(list(range(i, last + 1)))
             i = last + 1
         else:
-            for piece in _split(segs[i], kept_meta, action):
+            for piece in _split(parts[i], kept_meta, action):
                 pieces.append(piece)
                 origin.append([i])
             i += 1
@@ -552,9 +556,9 @@ def _reshape(
 
 
 def _merged(
-    base: list[Chunk], segs: list[list[_Segment]], first: int, last: int, action: Merge
+    base: list[Chunk], parts: list[list[_ParaPart]], first: int, last: int, action: Merge
 ) -> Piece:
-    a, b = segs[first][0], segs[last][-1]
+    a, b = parts[first][0], parts[last][-1]
     extra = {
         "merge_reason": "llm_merge",
         "closure_marker": base[last].metadata.get("closure_marker"),
@@ -563,12 +567,12 @@ def _merged(
     return Piece(Span(a.para, a.start, b.para, b.end), extra)
 
 
-def _split(segs: list[_Segment], kept_meta: dict[str, Any], action: Split) -> list[Piece]:
+def _split(parts: list[_ParaPart], kept_meta: dict[str, Any], action: Split) -> list[Piece]:
     """The two pieces of a split chunk: the closure marker stays with the tail."""
     k = action.after_paragraph
     shaped = action.as_dict()
     out: list[Piece] = []
-    for part, closure in ((segs[:k], None), (segs[k:], kept_meta.get("closure_marker"))):
+    for part, closure in ((parts[:k], None), (parts[k:], kept_meta.get("closure_marker"))):
         extra = {
             **kept_meta,
             "merge_reason": kept_meta.get("merge_reason") if len(part) > 1 else None,

@@ -30,6 +30,7 @@ from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.model import Chunk, Document, Span
+from jw_rag.renames import renamed
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, passages
@@ -191,19 +192,26 @@ def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool)
     )
 
 
-def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, windows: int) -> str:
+def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars: int) -> str:
     """The stored content hash: the document and chunker's, plus the unit
     rules (when they split or group), the window size and, with windows, how
     their vectors are made and the wide size (with the chunks as made too)."""
     digest = content_hash(doc, chunker)
     if units.active:
         digest = f"{digest}+{units.identity()}"
-    if not windows:
+    if not window_chars:
         return digest
-    digest = f"{digest}+w{windows}"
+    digest = f"{digest}+w{window_chars}"
     if not units.active and (not units.pooled_windows or units.wide_window_chars):
         digest = f"{digest}.p{int(units.pooled_windows)}.ww{units.wide_window_chars}"
     return digest
+
+
+def _check_window_chars(value: object) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ConfigError(
+            f"window_chars must be a size in characters >= 0 (0: no window units), got {value!r}"
+        )
 
 
 def ingest_documents(
@@ -212,9 +220,10 @@ def ingest_documents(
     *,
     chunker: ChunkerArg = None,
     replace: bool = False,
-    windows: int | None = None,
+    window_chars: int | None = None,
     skipped: list[SkippedFile] | None = None,
     units: UnitRules = DEFAULT_UNITS,
+    windows: int | None = None,
 ) -> list[IngestResult]:
     """Chunk every document first, then replace every source in one transaction
     (all stored or none; unchanged ones skipped, see :func:`jw_rag.store.replace_sources`).
@@ -223,22 +232,27 @@ def ingest_documents(
     refused unless ``replace``, and documents that would share an id are told
     apart or refused (see :mod:`jw_rag.ingest._identity`). The chunks become
     retrieval units by ``units`` (:mod:`jw_rag.units`), and window units of up
-    to ``windows`` characters (default ``units.window_chars``; 0 for none) are
-    indexed beside them (:mod:`jw_rag.windows`). With a ``skipped`` list, a file one of
+    to ``window_chars`` characters (default ``units.window_chars``; 0 for none) are
+    indexed beside them (:mod:`jw_rag.windows`; ``windows`` is the old name of
+    ``window_chars``, kept for one release). With a ``skipped`` list, a file one of
     whose documents cannot be chunked (no text to index...) is left out, all
     its documents with it, and listed there with the reason."""
+    window_chars = renamed("ingest_documents()", "windows", windows, "window_chars", window_chars)
+    _check_window_chars(window_chars)
     resolved = resolve_chunker(chunker)
-    if windows is None:
-        windows = units.window_chars
+    if window_chars is None:
+        window_chars = units.window_chars
     moved = settle_source_ids(store, docs, replace=replace)
     prepared = _chunk_all(docs, resolved, skipped, units)
     writes = []
     for doc, chunks, parents in prepared:
         indexed = with_window_units(
-            chunks, doc.paragraphs, max_chars=windows, pooled=units.pooled_windows,
-            wide_chars=units.wide_window_chars if windows else 0,
+            chunks, doc.paragraphs, max_chars=window_chars, pooled=units.pooled_windows,
+            wide_chars=units.wide_window_chars if window_chars else 0,
         )  # fmt: skip
-        digest = None if doc.source_id in moved else indexed_hash(doc, resolved, units, windows)
+        digest = (
+            None if doc.source_id in moved else indexed_hash(doc, resolved, units, window_chars)
+        )
         meta = _source_metadata(doc, resolved)
         keep = not replace and bool(meta.get("origin"))
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta, keep_origin=keep))
@@ -280,13 +294,16 @@ def ingest_document(
     *,
     chunker: ChunkerArg = None,
     replace: bool = False,
-    windows: int | None = None,
+    window_chars: int | None = None,
     units: UnitRules = DEFAULT_UNITS,
+    windows: int | None = None,
 ) -> IngestResult:
     """Chunk ``doc`` and replace its source in ``store`` (skipped when unchanged;
-    ``replace``, ``windows`` and ``units`` as in :func:`ingest_documents`)."""
+    ``replace``, ``window_chars`` and ``units`` as in :func:`ingest_documents`;
+    ``windows`` is the old name of ``window_chars``, kept for one release)."""
+    window_chars = renamed("ingest_document()", "windows", windows, "window_chars", window_chars)
     return ingest_documents(
-        store, [doc], chunker=chunker, replace=replace, windows=windows, units=units
+        store, [doc], chunker=chunker, replace=replace, window_chars=window_chars, units=units
     )[0]
 
 
