@@ -123,6 +123,9 @@ def test_the_default_bench_runs_from_the_installed_wheels(venv: Path, tmp_path: 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "wrote report.json" in done.stderr, done.stderr
+    # The peers' libraries are jw-eval's `bench` extra, not installed here: the
+    # warning names the command for an installed package.
+    assert "pip install 'jw-eval[bench]'" in done.stderr, done.stderr
     report = json.loads((work / "report.json").read_text("utf-8"))
     dataset = report["dataset"]
     assert Path(dataset["path"]).is_relative_to(venv), dataset["path"]

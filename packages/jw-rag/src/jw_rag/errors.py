@@ -42,12 +42,10 @@ __all__ = [
     "StaleIndexError",
     "StoreError",
     "error_line",
+    "extra_hint",
     "install_command",
     "llm_extra_missing",
 ]
-
-#: The command that installs the LLM chunker's dependency (``jw-gen``).
-LLM_EXTRA = "pip install 'jw-rag[llm]'"
 
 
 class JwRagError(Exception):
@@ -65,18 +63,10 @@ class ConfigError(JwRagError, ValueError):
 class MissingDependencyError(ConfigError, ImportError):
     """An optional dependency is not installed; the message says which extra to install."""
 
-    def __init__(
-        self,
-        package: str,
-        extra: str,
-        purpose: str,
-        *,
-        dist: str = "jw-rag",
-        command: str | None = None,
-    ) -> None:
-        how = command or f"`{install_command(extra)}` at the repository root"
+    def __init__(self, package: str, extra: str, purpose: str, *, dist: str = "jw-rag") -> None:
         super().__init__(
-            f"{purpose} needs the '{package}' package: install {dist}'s {extra!r} extra with {how}"
+            f"{purpose} needs the '{package}' package: install {dist}'s {extra!r} extra with "
+            f"{extra_hint(dist, extra)}"
         )
         self.package = package
         self.extra = extra
@@ -84,8 +74,14 @@ class MissingDependencyError(ConfigError, ImportError):
 
 
 def install_command(extra: str) -> str:
-    """The command that installs a workspace package's optional ``extra``."""
+    """The command that installs a workspace package's optional ``extra`` in a checkout."""
     return f"uv sync --all-packages --extra {extra}"
+
+
+def extra_hint(dist: str, extra: str) -> str:
+    """How to install ``dist``'s ``extra``: with pip where the package was
+    installed, with uv at the root of a checkout."""
+    return f"`pip install '{dist}[{extra}]'` (in a checkout: `{install_command(extra)}`)"
 
 
 class IngestError(JwRagError):
@@ -106,12 +102,7 @@ class StaleIndexError(StoreError):
 
 def llm_extra_missing(purpose: str = "the LLM chunker") -> MissingDependencyError:
     """The error for ``purpose`` when ``jw-gen`` (the ``llm`` extra) is not installed."""
-    return MissingDependencyError(
-        "jw-gen",
-        "llm",
-        purpose,
-        command=f"`{LLM_EXTRA}` (in a checkout: `uv sync --all-packages`)",
-    )
+    return MissingDependencyError("jw-gen", "llm", purpose)
 
 
 def __getattr__(name: str) -> type[Exception]:

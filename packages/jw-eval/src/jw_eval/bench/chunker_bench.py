@@ -109,7 +109,7 @@ from jw_rag.defaults import (
     DEFAULT_WINDOW_CHARS,
 )
 from jw_rag.embed.protocol import Embedder, embed_queries
-from jw_rag.errors import ConfigError, install_command
+from jw_rag.errors import ConfigError, extra_hint
 
 __all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
 
@@ -272,7 +272,7 @@ def _peer_set(text: str | None) -> list[VariantSpec]:
         warnings.warn(
             f"left out the default peers {', '.join(missing)}: "
             f"{', '.join(sorted(set(missing.values())))} not installed (install jw-eval's "
-            f"'bench' extra with `{install_command('bench')}`, or pass --peers none)",
+            f"'bench' extra with {extra_hint('jw-eval', 'bench')}, or pass --peers none)",
             stacklevel=3,
         )
     return [p for p in peers if p.label not in missing]
