@@ -138,3 +138,19 @@ def test_the_default_bench_runs_from_the_installed_wheels(venv: Path, tmp_path: 
         assert 0.0 < ndcg["value"] <= 1.0, variant["metrics"]
         assert ndcg["ci95"][0] <= ndcg["value"] <= ndcg["ci95"][1]
         assert 0.0 < variant["metrics"]["char_precision@5"]["value"] < 1.0
+
+
+def test_the_llm_variant_runs_on_the_bundled_answer_cache(venv: Path, tmp_path: Path) -> None:
+    """jw-gen came in through jw-rag[llm]; the rule-based provider's answers for
+    the bundled corpus ship in the jw-eval wheel."""
+    done = subprocess.run(
+        [venv / "bin" / "jw", "eval", "chunker-bench", "--variants", "llm", "--peers", "none",
+         "--limit", "2", "--embedder", "fake", "--report", "json", "--out", "llm.json"],
+        cwd=tmp_path, env=_clean_env(tmp_path / "home"), capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "llm.json").read_text("utf-8"))
+    [variant] = report["variants"]
+    assert variant["name"] == "llm" and variant["n_queries"] == 2 and variant["n_chunks"] > 30
+    assert 0.0 < variant["metrics"]["ndcg@10"]["value"] <= 1.0
