@@ -38,9 +38,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jw_eval.bench import DEFAULT_DATASET
+
 ROOT = Path(__file__).resolve().parent.parent
 ARGUMENT = ROOT.parent / "shared" / "bench-data" / "argument" / "corpus"
-BUNDLED = ROOT / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
+BUNDLED = DEFAULT_DATASET / "corpus"
 
 
 class Recorder:

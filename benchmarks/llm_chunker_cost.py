@@ -2,7 +2,7 @@
 prompt/answer tokens per document.
 
     uv run --frozen python benchmarks/llm_chunker_cost.py [--provider heuristic] [--json out.json]
-    uv run --frozen python benchmarks/llm_chunker_cost.py --warm packages/jw-eval/fixtures/llm_cache
+    uv run --frozen python benchmarks/llm_chunker_cost.py --warm packages/jw-eval/src/jw_eval/data/llm_cache
 
 Documents are loaded and chunked exactly as ``jw eval chunker-bench`` builds
 its ``llm`` variant (same source ids, paragraphs, language and options), each

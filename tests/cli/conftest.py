@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from jw_eval.bench import DEFAULT_DATASET
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # png_reader
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
+CORPUS = DEFAULT_DATASET / "corpus"
 
 
 @pytest.fixture(autouse=True)

@@ -16,16 +16,10 @@ from hypothesis import strategies as st
 
 from jw_cli.app import app, main
 from jw_cli.views import para_labels, plural
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.hits import para_id, para_ids
 
-CORPUS = (
-    Path(__file__).resolve().parents[2]
-    / "packages"
-    / "jw-eval"
-    / "fixtures"
-    / "chunker_bench"
-    / "corpus"
-)
+CORPUS = DEFAULT_DATASET / "corpus"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

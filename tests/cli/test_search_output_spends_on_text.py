@@ -6,17 +6,17 @@ the CLI (``jw rag search --json``) and the MCP ``search`` tool (one shape,
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
 
 from jw_cli.app import main
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.hits import hit_records
 from jw_rag.retrieve import retrieve
 from jw_rag.store import open_store
 
-BENCH = Path(__file__).resolve().parents[2] / "packages" / "jw-eval" / "fixtures" / "chunker_bench"
+BENCH = DEFAULT_DATASET
 RATIO = 1.3
 
 

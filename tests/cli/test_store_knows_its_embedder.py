@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from jw_cli.app import main
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.store import open_store
 
-CORPUS = Path(__file__).resolve().parents[2] / "packages" / "jw-eval" / "fixtures" / "chunker_bench"
+CORPUS = DEFAULT_DATASET
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

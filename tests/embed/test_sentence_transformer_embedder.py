@@ -43,7 +43,8 @@ def test_missing_package_names_the_extra(monkeypatch):
     emb = get_embedder("st", cache=False)
     with pytest.raises(
         MissingDependencyError,
-        match=r"`uv sync --all-packages --extra local-embeddings` at the repository root$",
+        match=r"`pip install 'jw-rag\[local-embeddings\]'` "
+        r"\(in a checkout: `uv sync --all-packages --extra local-embeddings`\)$",
     ) as info:
         emb.embed(["x"])
     assert info.value.extra == "local-embeddings" and "\n" not in str(info.value)

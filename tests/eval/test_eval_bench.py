@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from jw_cli.app import main
-from jw_eval.bench import BenchOptions, parse_variants, run_chunker_bench, write_report
+from jw_eval.bench import (
+    DEFAULT_DATASET,
+    BenchOptions,
+    parse_variants,
+    run_chunker_bench,
+    write_report,
+)
 from jw_eval.bench.chunking import VariantChunker, chunk_range
 from jw_eval.bench.expansion import delivered_chunks
 from jw_eval.bench.variants import parse_variant
@@ -22,9 +28,7 @@ from jw_rag.store import SQLiteStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
 SQUAD = FIXTURES / "squad_tiny.json"
-BUNDLED = (
-    Path(__file__).resolve().parents[2] / "packages" / "jw-eval" / "fixtures" / "chunker_bench"
-)
+BUNDLED = DEFAULT_DATASET
 
 
 def _variant(report: dict, name: str) -> dict:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from jw_eval.bench import DEFAULT_DATASET
 from jw_eval.datasets import (
     detect_format,
     load_chroma,
@@ -17,9 +18,7 @@ from jw_eval.datasets import (
 from jw_rag.errors import ConfigError, IngestError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
-BUNDLED = (
-    Path(__file__).resolve().parents[2] / "packages" / "jw-eval" / "fixtures" / "chunker_bench"
-)
+BUNDLED = DEFAULT_DATASET
 
 
 def _texts(ds, q):

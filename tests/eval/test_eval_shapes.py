@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jw_core import split_sentences
+from jw_eval.bench import DEFAULT_DATASET
 from jw_eval.datasets import load_dataset
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.shapes import (
@@ -29,7 +30,7 @@ from jw_rag.errors import ConfigError
 from jw_rag.model import Paragraph
 
 REPO = Path(__file__).resolve().parents[2]
-BUNDLED = REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench"
+BUNDLED = DEFAULT_DATASET
 SQUAD = REPO / "tests" / "fixtures" / "eval" / "squad_tiny.json"
 
 P1 = (

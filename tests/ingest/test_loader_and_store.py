@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import get_chunker
 from jw_rag.embed import FakeEmbedder
 from jw_rag.ingest import (
@@ -21,7 +22,7 @@ from jw_rag.ingest import __all__ as ingest_all
 from jw_rag.model import rebuild_text
 from jw_rag.store import SQLiteStore
 
-CORPUS = Path(__file__).resolve().parents[2] / "packages/jw-eval/fixtures/chunker_bench/corpus"
+CORPUS = DEFAULT_DATASET / "corpus"
 
 
 def test_public_names_exist() -> None:

@@ -8,15 +8,14 @@ from pathlib import Path
 
 import anyio
 
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import get_chunker
 from jw_rag.ingest import parse_article
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
 from mcp_client import REPO, connect  # noqa: E402
 
-ARTICLE = (
-    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "en" / "soul.html"
-)
+ARTICLE = DEFAULT_DATASET / "corpus" / "en" / "soul.html"
 
 
 def _expected_chunks(spec: str) -> int:

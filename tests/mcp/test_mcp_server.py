@@ -11,14 +11,13 @@ from typing import Any
 import anyio
 import pytest
 
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import available_chunkers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
 from mcp_client import REPO, Client, connect  # noqa: E402
 
-ARTICLE = (
-    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"
-)
+ARTICLE = DEFAULT_DATASET / "corpus" / "es" / "alma.html"
 TRANSCRIPT = os.environ.get("JW_MCP_TRANSCRIPT")  # set to a path to save one session as JSON lines
 
 

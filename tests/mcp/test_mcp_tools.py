@@ -14,6 +14,7 @@ import anyio
 import pytest
 
 from jw_core import SUPPORTED_LANGUAGES
+from jw_eval.bench import DEFAULT_DATASET
 from jw_mcp.addresses import refuse_private_address
 from jw_mcp.holder import StoreHolder
 from jw_mcp.roots import allowed_roots, confined_path, confined_source
@@ -25,9 +26,7 @@ from jw_rag.errors import ConfigError, StoreError
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
 from mcp_client import REPO, connect  # noqa: E402
 
-ARTICLE = (
-    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"
-)
+ARTICLE = DEFAULT_DATASET / "corpus" / "es" / "alma.html"
 VOCABULARIES = {
     "mode": SEARCH_MODES,
     "expand": EXPANSIONS,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import ParagraphChunker, ParentChildChunker
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError, StaleIndexError
@@ -256,7 +257,7 @@ def test_stale_parent_is_refused(tmp_path: Path) -> None:
 def test_parent_child_ingest_end_to_end(tmp_path: Path) -> None:
     from jw_rag.ingest import ingest_article
 
-    corpus = Path(__file__).resolve().parents[2] / "packages/jw-eval/fixtures/chunker_bench/corpus"
+    corpus = DEFAULT_DATASET / "corpus"
     article = corpus / "en" / "soul.html"
     s = SQLiteStore(tmp_path / "e2e.sqlite", FakeEmbedder(dim=64))
     chunker = ParentChildChunker(

@@ -13,13 +13,12 @@ from pathlib import Path
 import anyio
 import pytest
 from hostile_files import hostile_files, snapshot
-from mcp_client import REPO, connect
+from mcp_client import connect
 
 from jw_cli.app import main
+from jw_eval.bench import DEFAULT_DATASET
 
-ARTICLE = (
-    REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"
-)
+ARTICLE = DEFAULT_DATASET / "corpus" / "es" / "alma.html"
 #: The MCP ingest tool's kind for each hostile file kind.
 MCP_TOOLS = {
     "article": "article",

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_client import REPO, connect
+from mcp_client import connect
 
 from jw_cli.app import main
+from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.errors import IngestError
 from jw_rag.ingest import (
@@ -24,7 +25,7 @@ from jw_rag.ingest import (
 from jw_rag.ingest.pipeline import chunk_document
 from jw_rag.store import SQLiteStore, open_store
 
-CORPUS = REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
+CORPUS = DEFAULT_DATASET / "corpus"
 
 
 @pytest.fixture

@@ -9,8 +9,10 @@ from types import ModuleType
 
 import pytest
 
+from jw_eval.bench import DEFAULT_DATASET
+
 BENCH = Path(__file__).resolve().parent.parent.parent / "benchmarks"
-BUNDLED = BENCH.parent / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
+BUNDLED = DEFAULT_DATASET / "corpus"
 
 
 def _load(name: str) -> ModuleType:

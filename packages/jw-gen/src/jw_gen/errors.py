@@ -4,7 +4,8 @@
     └── UnknownProviderError an unknown provider name (also a ValueError)
 
 Every message is one line naming the problem and the fix. ``jw_gen`` does not
-depend on ``jw_rag``: the LLM chunker converts these into its own errors.
+depend on ``jw_rag``; this is the toolkit's one ``GenerationError``: the LLM
+chunker raises it as it is, and ``jw_rag.errors.GenerationError`` is this class.
 """
 
 from __future__ import annotations

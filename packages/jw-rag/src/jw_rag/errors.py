@@ -5,25 +5,36 @@
     │   └── MissingDependencyError   an optional extra is not installed
     ├── IngestError            a source could not be read or parsed
     ├── EmbeddingError         an embedder failed (model missing, server down)
-    ├── StoreError             the store could not be opened or written
-    │   └── StaleIndexError    stored context changed after it was indexed
-    └── GenerationError        a generation provider failed (used by the LLM chunker)
+    └── StoreError             the store could not be opened or written
+        └── StaleIndexError    stored context changed after it was indexed
+
+    GenerationError            a generation provider failed (the LLM chunker): one
+                               class, :class:`jw_gen.errors.GenerationError`, which
+                               this module hands out under the same name
 
     JwRagWarning (a UserWarning)  something works, but less well than it could
                                   (e.g. an old pgvector on the server)
 
 Every message is one line that names the problem and, where there is one, the fix.
 ``ConfigError`` is also a ``ValueError`` so ``get_chunker("nope")`` raises ValueError.
+
+``GenerationError`` lives in ``jw-gen``, the generation package, which ``jw-rag``
+needs only for the LLM chunker (the ``llm`` extra, ``pip install 'jw-rag[llm]'``).
+``from jw_rag.errors import GenerationError`` gives that very class (so an
+``except`` clause written against either name catches every generation failure),
+and without ``jw-gen`` it raises :class:`MissingDependencyError` naming the extra.
+It is not a :class:`JwRagError`: catch ``(JwRagError, GenerationError)`` for both.
 :func:`error_line` turns any exception, ours or one from deep inside a library,
 into such a line; the ``jw`` command and the MCP server both report with it.
 """
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "ConfigError",
     "EmbeddingError",
-    "GenerationError",
     "IngestError",
     "JwRagError",
     "JwRagWarning",
@@ -31,7 +42,9 @@ __all__ = [
     "StaleIndexError",
     "StoreError",
     "error_line",
+    "extra_hint",
     "install_command",
+    "llm_extra_missing",
 ]
 
 
@@ -53,7 +66,7 @@ class MissingDependencyError(ConfigError, ImportError):
     def __init__(self, package: str, extra: str, purpose: str, *, dist: str = "jw-rag") -> None:
         super().__init__(
             f"{purpose} needs the '{package}' package: install {dist}'s {extra!r} extra with "
-            f"`{install_command(extra)}` at the repository root"
+            f"{extra_hint(dist, extra)}"
         )
         self.package = package
         self.extra = extra
@@ -61,8 +74,14 @@ class MissingDependencyError(ConfigError, ImportError):
 
 
 def install_command(extra: str) -> str:
-    """The command that installs a workspace package's optional ``extra``."""
+    """The command that installs a workspace package's optional ``extra`` in a checkout."""
     return f"uv sync --all-packages --extra {extra}"
+
+
+def extra_hint(dist: str, extra: str) -> str:
+    """How to install ``dist``'s ``extra``: with pip where the package was
+    installed, with uv at the root of a checkout."""
+    return f"`pip install '{dist}[{extra}]'` (in a checkout: `{install_command(extra)}`)"
 
 
 class IngestError(JwRagError):
@@ -81,8 +100,22 @@ class StaleIndexError(StoreError):
     """Stored context changed after the chunks that point to it were indexed."""
 
 
-class GenerationError(JwRagError):
-    """A generation provider failed or answered something unusable."""
+def llm_extra_missing(purpose: str = "the LLM chunker") -> MissingDependencyError:
+    """The error for ``purpose`` when ``jw-gen`` (the ``llm`` extra) is not installed."""
+    return MissingDependencyError("jw-gen", "llm", purpose)
+
+
+def __getattr__(name: str) -> type[Exception]:
+    # GenerationError is jw-gen's; jw-gen is optional, so it is looked up on use.
+    if name == "GenerationError":
+        try:
+            from jw_gen.errors import GenerationError
+        except ModuleNotFoundError as exc:
+            if exc.name != "jw_gen":  # jw-gen is there but broken: say what is missing
+                raise
+            raise llm_extra_missing("jw_rag.errors.GenerationError") from None
+        return GenerationError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def error_line(exc: BaseException) -> str:
@@ -92,7 +125,7 @@ def error_line(exc: BaseException) -> str:
     numeric range, and otherwise the exception's type and message, marked as
     unexpected (a bug to report) so that it is never a bare type name."""
     message = " ".join(str(exc).split())
-    if isinstance(exc, JwRagError | ValueError):
+    if isinstance(exc, JwRagError | ValueError) or _is_generation_error(exc):
         return message or type(exc).__name__
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
@@ -116,3 +149,9 @@ def _is_sqlite_error(exc: BaseException) -> bool:
     import sqlite3
 
     return isinstance(exc, sqlite3.DatabaseError)
+
+
+def _is_generation_error(exc: BaseException) -> bool:
+    # Only jw-gen raises its GenerationError, so jw_gen.errors is loaded when one is seen.
+    gen = sys.modules.get("jw_gen.errors")
+    return gen is not None and isinstance(exc, gen.GenerationError)

@@ -98,6 +98,7 @@ from jw_eval.bench.runner import (
 from jw_eval.bench.summary import BASELINE, lift_table, peer_lift_table, summarise_variant
 from jw_eval.bench.variants import VariantSpec, parse_peers, parse_variants, with_peers
 from jw_eval.bootstrap import RESAMPLES, SEED
+from jw_eval.bundled import bundled_path
 from jw_eval.datasets import load_dataset
 from jw_eval.datasets.model import Dataset
 from jw_eval.shapes import check_shape, reshape
@@ -108,12 +109,12 @@ from jw_rag.defaults import (
     DEFAULT_WINDOW_CHARS,
 )
 from jw_rag.embed.protocol import Embedder, embed_queries
-from jw_rag.errors import ConfigError, install_command
+from jw_rag.errors import ConfigError, extra_hint
 
 __all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
 
-#: The bundled corpus (doctrinal_queries.yaml + corpus/).
-DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "fixtures" / "chunker_bench"
+#: The bundled corpus (doctrinal_queries.yaml + corpus/), installed inside the package.
+DEFAULT_DATASET = bundled_path("chunker_bench")
 
 
 @dataclass
@@ -271,7 +272,7 @@ def _peer_set(text: str | None) -> list[VariantSpec]:
         warnings.warn(
             f"left out the default peers {', '.join(missing)}: "
             f"{', '.join(sorted(set(missing.values())))} not installed (install jw-eval's "
-            f"'bench' extra with `{install_command('bench')}`, or pass --peers none)",
+            f"'bench' extra with {extra_hint('jw-eval', 'bench')}, or pass --peers none)",
             stacklevel=3,
         )
     return [p for p in peers if p.label not in missing]

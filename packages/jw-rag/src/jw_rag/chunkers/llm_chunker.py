@@ -72,7 +72,7 @@ from jw_rag.chunkers.llm_answer import (
 from jw_rag.chunkers.llm_prompt import PROMPT_VERSION, SYSTEM_PROMPT, build_prompt, shown_size
 from jw_rag.chunkers.protocol import identity
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
-from jw_rag.errors import ConfigError, GenerationError, MissingDependencyError
+from jw_rag.errors import ConfigError, llm_extra_missing
 from jw_rag.model import (
     Chunk,
     Paragraph,
@@ -82,6 +82,14 @@ from jw_rag.model import (
     content_bounds,
     rebuild_text,
 )
+
+try:  # jw-gen is the `llm` extra: without it this module cannot be used at all
+    from jw_gen.errors import GenerationError
+    from jw_gen.providers import resolve
+except ModuleNotFoundError as _missing:
+    if _missing.name != "jw_gen":  # jw-gen is there but broken: say what is missing
+        raise
+    raise llm_extra_missing() from None
 
 __all__ = [
     "PROMPT_VERSION",
@@ -162,7 +170,8 @@ class LLMChunker(ChunkerBase):
     else ``$JW_GEN_MODEL`` else the provider's default. Answers are cached under
     ``cache_dir`` (else ``$JW_CHUNK_CACHE_DIR``), capped at ``cache_max_bytes``.
     With ``strict=True`` a provider failure raises
-    :class:`~jw_rag.errors.GenerationError` instead of falling back.
+    :class:`~jw_gen.errors.GenerationError` (also importable as
+    ``jw_rag.errors.GenerationError``) instead of falling back.
     """
 
     name = "llm"
@@ -212,18 +221,8 @@ class LLMChunker(ChunkerBase):
                 )
             return provider
         try:
-            from jw_gen.errors import GenerationError as GenError
-            from jw_gen.providers import resolve
-        except ImportError:
-            err = MissingDependencyError("jw-gen", "llm", "the LLM chunker")
-            err.args = (
-                "the LLM chunker needs the 'jw-gen' package: install it with "
-                "`pip install jw-gen` (or `uv sync --all-packages`)",
-            )
-            raise err from None
-        try:
             return resolve(provider, model=model, **options)
-        except GenError as exc:
+        except GenerationError as exc:
             raise ConfigError(str(exc)) from None
 
     @property
@@ -384,8 +383,6 @@ class LLMChunker(ChunkerBase):
         """The actions of every call, appending each usable answer to ``answers``;
         the calls whose answers ``answers`` already holds (valid answers kept from
         an earlier run that failed later on) are not made again."""
-        from jw_gen.errors import GenerationError as GenError
-
         actions: list[LLMAction] = []
         for (a, b), answer in zip(batches, answers, strict=False):
             actions.extend(parse_answer(answer, counts[a:b], first_index=a))
@@ -407,10 +404,7 @@ class LLMChunker(ChunkerBase):
             options: dict[str, Any] = {"system": SYSTEM_PROMPT, "temperature": 0.0, "seed": 0}
             if takes_schema:
                 options["schema"] = schema
-            try:
-                answer = self.provider.complete(prompt, **options)
-            except GenError as exc:
-                raise GenerationError(str(exc)) from exc
+            answer = self.provider.complete(prompt, **options)
             if not isinstance(answer, str):
                 raise InvalidAnswer(f"the provider returned {type(answer).__name__}, not text")
             actions.extend(parse_answer(answer, counts[a:b], first_index=a))

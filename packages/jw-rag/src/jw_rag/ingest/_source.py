@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from jw_core._bounded import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
+from jw_core import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._http import AddressCheck, Deadline, DeadlinePassed, Hop, open_hop
 from jw_rag.ingest._local import open_local
