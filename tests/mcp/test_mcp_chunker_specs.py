@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import anyio
 
 from jw_rag.chunkers import get_chunker
 from jw_rag.ingest import parse_article
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import REPO, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, connect
 
 ARTICLE = (
     REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "en" / "soul.html"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +11,7 @@ import anyio
 import pytest
 
 from jw_rag.chunkers import available_chunkers
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import REPO, Client, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, Client, connect
 
 ARTICLE = (
     REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from hostile_files import hostile_files, snapshot
-from mcp_client import REPO, connect
 
 from jw_cli.app import main
+from tests.mcp.mcp_client import REPO, connect
+from tests.robust.hostile_files import hostile_files, snapshot
 
 ARTICLE = (
     REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus" / "es" / "alma.html"

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_client import REPO, connect
 
 from jw_cli.app import main
 from jw_rag.embed.fake import FakeEmbedder
@@ -23,6 +22,7 @@ from jw_rag.ingest import (
 )
 from jw_rag.ingest.pipeline import chunk_document
 from jw_rag.store import SQLiteStore, open_store
+from tests.mcp.mcp_client import REPO, connect
 
 CORPUS = REPO / "packages" / "jw-eval" / "fixtures" / "chunker_bench" / "corpus"
 

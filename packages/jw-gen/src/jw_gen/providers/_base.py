@@ -66,7 +66,8 @@ class Request:
 
 def server_words(body: object, fallback: object) -> str:
     """The message in an error answer's JSON ``body`` (``{"error": {"message":
-    ...}}``, ``{"error": "..."}`` or ``{"message": ...}``), else ``fallback``."""
+    ...}}``, ``{"error": "..."}`` or ``{"message": ...}``), else a body that is
+    text (an HTML error page), else ``fallback``."""
     for value in (body, fallback):
         if not isinstance(value, Mapping):
             continue
@@ -77,6 +78,8 @@ def server_words(body: object, fallback: object) -> str:
         message = inner.get("message")
         if isinstance(message, str) and message.strip():
             return message
+    if isinstance(body, str) and body.strip():
+        return body
     return str(fallback)
 
 
