@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from chunker_helpers import TopicEmbedder, summary
 
 from jw_rag.chunkers import EmbeddingChunker, get_chunker
 from jw_rag.chunkers.embedding_chunker import sentence_units
@@ -11,6 +10,7 @@ from jw_rag.chunkers.validate import check_chunks
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Paragraph
+from tests.chunkers.chunker_helpers import TopicEmbedder, summary
 
 EN = {"language": "en"}
 TOPICS = ["Cats purr. Cats nap.", "Cats eat fish. Stocks fell.", "Stocks rose again."]

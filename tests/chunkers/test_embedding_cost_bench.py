@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "embedding_chunker_
 
 
 def _load():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(BENCH.parent))
     spec = importlib.util.spec_from_file_location("embedding_chunker_cost", BENCH)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from chunker_helpers import summary
 
 from jw_rag.chunkers import PageChunker, ParagraphChunker, SemanticChunker, get_chunker
 from jw_rag.chunkers.validate import ProvenanceError, check_chunks
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk, Paragraph
+from tests.chunkers.chunker_helpers import summary
 
 EN = {"language": "en"}
 PAGED = [

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from chunker_helpers import summary
 
 from jw_rag.chunkers import StructureChunker, get_chunker
 from jw_rag.chunkers.validate import check_chunks
 from jw_rag.errors import ConfigError
 from jw_rag.model import Paragraph
+from tests.chunkers.chunker_helpers import summary
 
 ES = {"language": "es"}
 M, R, F, X = "Manual de instalación", "Configuración de red", "Cortafuegos", "Proxy"

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from jw_eval.bench import DEFAULT_DATASET
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # png_reader
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = DEFAULT_DATASET / "corpus"

@@ -8,12 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from png_reader import read_png
 
 from jw_cli.app import main
 from jw_cli.diff_html import render_chunk_diff
 from jw_rag.ingest import chunk_document, load_documents
 from jw_rag.model import Chunk, Document, Paragraph
+from tests.cli.png_reader import read_png
 
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from jw_cli.app import main
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "jwpub"))
-from jw_formats_builder import Doc, Note, write_backup, write_jwpub  # noqa: E402
+from tests.jwpub.jw_formats_builder import Doc, Note, write_backup, write_jwpub
 
 BODY = (
     "<html><body><h1>Why Pray?</h1>"

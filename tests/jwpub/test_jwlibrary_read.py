@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jw_formats_builder import BackupSchema, Note, write_backup
 
 from jw_core.jwlibrary import JwNote, NoteLocation, read_jw_library_backup
 from jw_core.jwpub import JwFormatError
+from tests.jwpub.jw_formats_builder import BackupSchema, Note, write_backup
 
 NOTES = [
     Note(
@@ -163,7 +163,7 @@ def test_reading_does_not_touch_the_backup(tmp_path: Path) -> None:
 
 
 def test_a_jwpub_is_not_a_backup(tmp_path: Path) -> None:
-    from jw_formats_builder import Doc, write_jwpub
+    from tests.jwpub.jw_formats_builder import Doc, write_jwpub
 
     pub = write_jwpub(tmp_path / "tp.jwpub", [Doc(1, 2, "T", "<p>x</p>")])
     with pytest.raises(JwFormatError, match="holds no userData.db; not a JW Library backup"):

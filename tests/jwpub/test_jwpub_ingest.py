@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from jw_formats_builder import Doc, Note, write_backup, write_jwpub
 
 from jw_rag.chunkers.validate import check_chunks
 from jw_rag.embed import FakeEmbedder
@@ -19,6 +18,7 @@ from jw_rag.ingest import (
 from jw_rag.model import rebuild_text
 from jw_rag.store import SQLiteStore
 from jw_rag.windows import is_window
+from tests.jwpub.jw_formats_builder import Doc, Note, write_backup, write_jwpub
 
 CH1 = (
     "<html><body><article><h1>Why Pray?</h1>"

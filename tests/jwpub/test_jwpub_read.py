@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jw_formats_builder import Doc, jwpub_database, write_jwpub
 
 from jw_core.jwpub import (
     ContentDecryptError,
@@ -21,6 +20,7 @@ from jw_core.jwpub import (
     encrypt_content,
     read_jwpub,
 )
+from tests.jwpub.jw_formats_builder import Doc, jwpub_database, write_jwpub
 
 CHAPTER = (
     '<html xmlns="http://www.w3.org/1999/xhtml"><body><header><h1>Chapter One</h1></header>'

@@ -130,11 +130,8 @@ def test_bench_fixture_answers_every_bundled_document(bench_docs) -> None:
 
 
 def test_cost_benchmark_runs_end_to_end() -> None:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import llm_chunker_cost
-    finally:
-        sys.path.pop(0)
+    from benchmarks import llm_chunker_cost
+
     result = llm_chunker_cost.run("heuristic")
     assert len(result["documents"]) == 30
     assert result["totals"]["calls"] == 30

@@ -3,7 +3,6 @@ in for the model and the fake embedder, on one document per language."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +31,8 @@ class _Model:
 
 
 def _bench() -> Any:
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import llm_chunker_real
-    finally:
-        sys.path.pop(0)
+    from benchmarks import llm_chunker_real
+
     return llm_chunker_real
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import anyio
@@ -11,9 +10,7 @@ import anyio
 from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import get_chunker
 from jw_rag.ingest import parse_article
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import REPO, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, connect
 
 ARTICLE = DEFAULT_DATASET / "corpus" / "en" / "soul.html"
 

@@ -6,7 +6,6 @@ notifications ending at the total."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import anyio
@@ -14,9 +13,7 @@ from mcp import types
 from mcp.client.session import ClientRequestContext
 
 from jw_mcp.client_roots import root_directory
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import connect  # noqa: E402
+from tests.mcp.mcp_client import connect
 
 
 def _tree(tmp_path: Path) -> Path:

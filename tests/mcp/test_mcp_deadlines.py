@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.server
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -17,8 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import connect  # noqa: E402
+from tests.mcp.mcp_client import connect
 
 STOP = threading.Event()  # set when the test ends: every trickling handler returns
 

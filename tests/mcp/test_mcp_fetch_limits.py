@@ -6,7 +6,6 @@ errors; the session stays usable. The server runs with a 64 KiB cap and a
 from __future__ import annotations
 
 import http.server
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import connect  # noqa: E402
+from tests.mcp.mcp_client import connect
 
 
 class _Pages(http.server.BaseHTTPRequestHandler):

@@ -4,16 +4,13 @@ a huge value would let the cache fill the server's disk) is a server setting."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import anyio
 
 from jw_gen.providers import HeuristicProvider
 from jw_rag.chunkers.llm_chunker import LLMChunker
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import connect  # noqa: E402
+from tests.mcp.mcp_client import connect
 
 PARAS = [
     "The first section opens with a claim about ancient libraries and their readers. " * 3,

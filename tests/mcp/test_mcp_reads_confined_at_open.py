@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.server
 import os
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,10 +17,8 @@ import pytest
 from mcp import types
 from mcp.client.session import ClientRequestContext
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "robust"))  # hostile_server
-from hostile_server import ARRIVED, Handler  # noqa: E402
-from mcp_client import connect  # noqa: E402
+from tests.mcp.mcp_client import connect
+from tests.robust.hostile_server import ARRIVED, Handler
 
 SECRET = "Outside words nobody may index."
 SERVER = ("--workers", "1", "--allow-private-urls", "--fetch-timeout", "5",

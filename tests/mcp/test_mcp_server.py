@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +12,7 @@ import pytest
 
 from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import available_chunkers
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import REPO, Client, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, Client, connect
 
 ARTICLE = DEFAULT_DATASET / "corpus" / "es" / "alma.html"
 TRANSCRIPT = os.environ.get("JW_MCP_TRANSCRIPT")  # set to a path to save one session as JSON lines

@@ -7,7 +7,6 @@ reads no file at all, whatever directory it was started in."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,7 @@ from jw_mcp.command import parser
 from jw_mcp.roots import allowed_roots
 from jw_rag.chunkers.path_options import path_options
 from jw_rag.errors import ConfigError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import REPO, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, connect
 
 
 def test_path_options_are_found_in_specs_nested_specs_and_plugin_names() -> None:

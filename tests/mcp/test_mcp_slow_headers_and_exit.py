@@ -20,11 +20,8 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from jw_mcp.workers import Call, CallTimedOut, Pool, begin_write
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "robust"))  # hostile_server
-from hostile_server import ARRIVED, Handler  # noqa: E402
-from mcp_client import REPO, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, connect
+from tests.robust.hostile_server import ARRIVED, Handler
 
 FETCH = 3.0
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ipaddress
 import shutil
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,7 @@ from jw_mcp.server import build_server
 from jw_rag.chunkers import available_chunkers
 from jw_rag.defaults import EXPANSIONS, SEARCH_MODES
 from jw_rag.errors import ConfigError, StoreError
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import REPO, connect  # noqa: E402
+from tests.mcp.mcp_client import REPO, connect
 
 ARTICLE = DEFAULT_DATASET / "corpus" / "es" / "alma.html"
 VOCABULARIES = {

@@ -8,15 +8,13 @@ would reach."""
 from __future__ import annotations
 
 import http.server
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # mcp_client
-from mcp_client import connect  # noqa: E402
+from tests.mcp.mcp_client import connect
 
 SECRET = "Working directory words nobody may index."
 SERVED = {

@@ -7,13 +7,13 @@ import warnings
 
 import psycopg
 import pytest
-from pg_harness import PgDatabase
-from store_helpers import CountingEmbedder, make_chunks
 
 import jw_rag.store.postgres as pg_module
 from jw_rag.errors import JwRagWarning, StoreError
 from jw_rag.store._pg_breadth import auto_breadth, pgvector_features
 from jw_rag.store.postgres import PostgresStore
+from tests.postgres.pg_harness import PgDatabase
+from tests.store.store_helpers import CountingEmbedder, make_chunks
 
 
 def test_auto_breadth_grows_with_k_and_the_table() -> None:

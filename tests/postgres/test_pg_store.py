@@ -11,15 +11,15 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_harness import PgDatabase
-from store_helpers import CountingEmbedder, make_chunks
 
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import open_store
 from jw_rag.store.postgres import PostgresStore, describe_dsn
+from tests.postgres.pg_harness import PgDatabase
+from tests.store.store_helpers import CountingEmbedder, make_chunks
 
-HELPERS = Path(__file__).resolve().parent.parent / "store"
+REPO = Path(__file__).resolve().parents[2]  # the child scripts import tests.store
 
 
 def _snapshot(dsn: str) -> dict[str, Any]:
@@ -76,10 +76,9 @@ def test_exception_mid_replace_leaves_store_unchanged(pg_database: PgDatabase) -
 
 WRITER = textwrap.dedent(
     """
-    import sys, time
+    import time
     from pathlib import Path
-    sys.path.insert(0, {helpers!r})
-    from store_helpers import CountingEmbedder, make_chunks
+    from tests.store.store_helpers import CountingEmbedder, make_chunks
     from jw_rag.store.postgres import PostgresStore
 
     start = Path({start!r})
@@ -111,8 +110,9 @@ def test_parallel_writer_processes_lose_nothing(pg_database: PgDatabase, tmp_pat
             [
                 sys.executable,
                 "-c",
-                WRITER.format(helpers=str(HELPERS), start=str(start), dsn=dsn, name=name),
+                WRITER.format(start=str(start), dsn=dsn, name=name),
             ],
+            cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )

@@ -9,7 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from pg_harness import PgDatabase
+
+from tests.postgres.pg_harness import PgDatabase
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BENCH = ROOT / "benchmarks" / "store_scale.py"

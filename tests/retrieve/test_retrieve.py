@@ -48,7 +48,7 @@ def test_no_expansion_delivers_the_hit(store: SQLiteStore) -> None:
     assert _paras(hits[0]) == [1]
 
 
-def test_default_delivery_is_relevant(store: SQLiteStore) -> None:
+def test_default_delivery_brings_the_premise_and_the_conclusion(store: SQLiteStore) -> None:
     # the "However" paragraph comes with the premise it answers and the conclusion
     hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1)
     assert _paras(hits[0]) == [0, 1, 2]

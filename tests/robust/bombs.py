@@ -14,9 +14,9 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from jw_formats_builder import Doc, jwpub_database, write_jwpub
 
 from jw_core.jwpub import derive_key_iv
+from tests.jwpub.jw_formats_builder import Doc, jwpub_database, write_jwpub
 
 MIB = 1024 * 1024
 _BLOCK = b"\0" * MIB

@@ -3,17 +3,12 @@ MCP client from tests/mcp."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "jwpub"))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # hostile_files
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "postgres"))
+import pytest
 
-import pytest  # noqa: E402
-from pg_harness import pg_database  # noqa: E402, F401  (a fixture)
+from tests.postgres.pg_harness import pg_database  # noqa: F401  (a fixture)
 
 GARDEN = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
 
@@ -36,7 +31,7 @@ def garden_store(tmp_path: Path) -> Path:
 @pytest.fixture(scope="module")
 def fuzz_sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The surface fuzz's files (tests/robust/fuzz_support.py), one tree per module."""
-    from fuzz_support import build_sandbox
+    from tests.robust.fuzz_support import build_sandbox
 
     return build_sandbox(tmp_path_factory.mktemp("fuzz"))
 
@@ -44,7 +39,7 @@ def fuzz_sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def fuzz_server() -> Iterator[str]:
     """The misbehaving local server the surface fuzz fetches from."""
-    from fuzz_support import hostile_pages
+    from tests.robust.fuzz_support import hostile_pages
 
     with hostile_pages() as url:
         yield url
@@ -52,7 +47,7 @@ def fuzz_server() -> Iterator[str]:
 
 def pytest_terminal_summary(terminalreporter: object) -> None:
     """The surface fuzz's seed, case count and peak resident sizes, with or without ``-s``."""
-    from fuzz_support import TALLY
+    from tests.robust.fuzz_support import TALLY
 
     for line in TALLY.lines():
         terminalreporter.write_line(line)  # type: ignore[attr-defined]

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hostile_server
-from bombs import gzip_zeros
-from hostile_files import PNG, epub_bytes, snapshot
 from hypothesis import strategies as st
-from jw_formats_builder import Doc, Note, jwpub_database, write_backup, write_jwpub
+
+from tests.jwpub.jw_formats_builder import Doc, Note, jwpub_database, write_backup, write_jwpub
+from tests.robust import hostile_server
+from tests.robust.bombs import gzip_zeros
+from tests.robust.hostile_files import PNG, epub_bytes, snapshot
 
 SEED = int(os.environ.get("JW_FUZZ_SEED", "25010"))
 CASES = int(os.environ.get("JW_FUZZ_CASES", "2400"))

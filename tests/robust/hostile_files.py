@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from jw_formats_builder import Doc, jwpub_database, write_backup, write_jwpub, zip_bytes
+from tests.jwpub.jw_formats_builder import Doc, jwpub_database, write_backup, write_jwpub, zip_bytes
 
 DEEP = 200_000  # nesting far past any parser's recursion limit
 

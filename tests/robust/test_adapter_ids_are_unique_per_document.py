@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import re
-import sys
 import time
 from pathlib import Path
 
@@ -27,9 +26,7 @@ from jw_rag.adapters._offsets import BlockOffsets
 from jw_rag.adapters.langchain import JwTextSplitter
 from jw_rag.adapters.llamaindex import JwNodeParser
 from jw_rag.model import split_blocks
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
-from conftest import write_pdf  # noqa: E402
+from tests.ingest.conftest import write_pdf
 
 #: Pages of one length: each page's one chunk has the same span (0.0-0.49).
 PAGES = [

@@ -6,13 +6,11 @@ line, no traceback) and over MCP (a tool error that names it)."""
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import anyio
 import pypdf
 import pytest
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_rag.chunkers import get_chunker
@@ -20,9 +18,8 @@ from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest import ingest_pdf
 from jw_rag.store import SQLiteStore
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
-from conftest import write_pdf  # noqa: E402
+from tests.ingest.conftest import write_pdf
+from tests.mcp.mcp_client import connect
 
 LONG = "\n\n".join(
     " ".join(f"Sentence {i}.{j} about gardens and water." for j in range(12)) for i in range(20)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pg_harness import PgDatabase
-
 from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.ingest import ingest_article, ingest_markdown, ingest_text
 from jw_rag.store import open_store
+from tests.postgres.pg_harness import PgDatabase
 
 FILLER = "Plain words fill the first four kibibytes of this file. " * 80
 

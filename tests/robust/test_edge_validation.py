@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from jw_formats_builder import zip_bytes
 
 from jw_rag.chunkers import get_chunker
 from jw_rag.chunkers.embedding_chunker import EmbeddingChunker
@@ -24,6 +23,7 @@ from jw_rag.ingest import (
     parse_text,
 )
 from jw_rag.store import SQLiteStore
+from tests.jwpub.jw_formats_builder import zip_bytes
 
 ARTICLE = b"""<!DOCTYPE html><html lang="en"><head><title>T</title></head><body><article>
 <h1>Title</h1><p data-pid="1">The first paragraph says something true.</p>

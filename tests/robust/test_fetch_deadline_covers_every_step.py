@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from hostile_server import Handler
 
 from jw_rag.errors import IngestError
 from jw_rag.ingest import fetch_limits, parse_article
+from tests.robust.hostile_server import Handler
 
 DEADLINE = 3.0
 pytestmark = pytest.mark.timeout(120)  # the code before this fix ran for minutes

@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzz_support import (
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+import jw_rag.ingest._source as source_module
+from jw_cli.app import main
+from tests.robust.fuzz_support import (
     CASE_SECONDS,
     CASES,
     EMBEDDERS,
@@ -32,11 +37,6 @@ from fuzz_support import (
     store_state,
     tree,
 )
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-
-import jw_rag.ingest._source as source_module
-from jw_cli.app import main
 
 KINDS = ("article", "bible", "epub", "pdf", "markdown", "text", "jwpub", "backup")
 
@@ -176,7 +176,7 @@ def _store_file(sandbox: dict[str, Path], store: Path, rel: str) -> bool:
 
 
 def _restore(sandbox: dict[str, Path]) -> None:
-    from fuzz_support import SENTINELS
+    from tests.robust.fuzz_support import SENTINELS
 
     for rel, data in SENTINELS.items():
         path = sandbox["base"] / rel

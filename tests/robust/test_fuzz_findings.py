@@ -14,7 +14,6 @@ import io
 from pathlib import Path
 
 import pytest
-from hostile_files import snapshot
 
 from jw_cli.app import main
 from jw_rag.chunkers import get_chunker
@@ -22,6 +21,7 @@ from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest import parse_bible_chapter
 from jw_rag.store import SQLiteStore
+from tests.robust.hostile_files import snapshot
 
 
 def _jw(*argv: str) -> tuple[int, str]:

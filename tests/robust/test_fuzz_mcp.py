@@ -16,7 +16,11 @@ from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from fuzz_support import (
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from tests.mcp.mcp_client import Client, connect
+from tests.robust.fuzz_support import (
     CASE_SECONDS,
     CASES,
     EXPANSIONS,
@@ -31,9 +35,6 @@ from fuzz_support import (
     store_state,
     tree,
 )
-from hypothesis import HealthCheck, Phase, given, seed, settings
-from hypothesis import strategies as st
-from mcp_client import Client, connect
 
 KINDS = ("article", "bible_chapter", "pdf", "markdown", "text") * 3 + (
     "epub", "jwpub", "jw_library_backup")  # fmt: skip

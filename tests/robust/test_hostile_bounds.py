@@ -18,16 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import hostile_server
 import pytest
-from bombs import (
+
+from jw_cli.app import main
+from tests.robust import hostile_server
+from tests.robust.bombs import (
     SPARSE,
     gzip_zeros,
     write_jwpub_with_big_contents,
     write_jwpub_zlib_bomb,
     write_zip_with_zeros,
 )
-from hostile_files import (
+from tests.robust.hostile_files import (
     CHAPTER,
     CONTAINER,
     OPF,
@@ -36,8 +38,6 @@ from hostile_files import (
     jwpub_with_manifest,
     snapshot,
 )
-
-from jw_cli.app import main
 
 CHILD = Path(__file__).with_name("hostile_child.py")
 CAP_BYTES = 1024**3  # the child's address space: imports need ~200 MB of it

@@ -9,7 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hostile_files import (
+
+from jw_core import jwpub as jwpub_module
+from jw_rag.embed.fake import FakeEmbedder
+from jw_rag.errors import IngestError
+from jw_rag.ingest import ingest_epub, ingest_jw_library_backup, ingest_jwpub
+from jw_rag.store import SQLiteStore
+from tests.jwpub.jw_formats_builder import Doc, write_jwpub
+from tests.robust.hostile_files import (
     CHAPTER,
     DEEP,
     ENDLESS_VIEW,
@@ -22,13 +29,6 @@ from hostile_files import (
     jwpub_with_manifest,
     sqlite_bytes,
 )
-from jw_formats_builder import Doc, write_jwpub
-
-from jw_core import jwpub as jwpub_module
-from jw_rag.embed.fake import FakeEmbedder
-from jw_rag.errors import IngestError
-from jw_rag.ingest import ingest_epub, ingest_jw_library_backup, ingest_jwpub
-from jw_rag.store import SQLiteStore
 
 
 def _epub(path: Path, **parts: bytes) -> Path:

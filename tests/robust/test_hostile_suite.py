@@ -12,11 +12,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from hostile_files import hostile_files, snapshot
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_eval.bench import DEFAULT_DATASET
+from tests.mcp.mcp_client import connect
+from tests.robust.hostile_files import hostile_files, snapshot
 
 ARTICLE = DEFAULT_DATASET / "corpus" / "es" / "alma.html"
 #: The MCP ingest tool's kind for each hostile file kind.

@@ -23,10 +23,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from hostile_files import snapshot
-from jw_formats_builder import Note, write_backup
-from mcp_client import connect
-from test_hostile_bounds import (
+
+from jw_cli.app import main
+from tests.jwpub.jw_formats_builder import Note, write_backup
+from tests.mcp.mcp_client import connect
+from tests.robust.hostile_files import snapshot
+from tests.robust.test_hostile_bounds import (
     CAP_BYTES,
     GOOD_TEXT,
     PEAK_LIMIT_KIB,
@@ -34,8 +36,6 @@ from test_hostile_bounds import (
     ingest,
     run_child,
 )
-
-from jw_cli.app import main
 
 MB = 1_000_000
 #: jw_rag.ingest.MAX_TEXT_BYTES, spelt out so the file also runs against older code.
@@ -259,6 +259,7 @@ def test_a_source_given_as_a_generator_is_stored_whole_or_not_at_all(tmp_path: P
     with _open(path) as s:
         assert s.replace_source("a", _chunks("a", 700))
     before = snapshot(path)
+
     def spills_now() -> set[str]:  # other programs' temporary files are not this test's
         return {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("jw-stage")}
 

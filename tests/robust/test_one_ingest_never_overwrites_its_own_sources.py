@@ -9,14 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hostile_files import CONTAINER
-from jw_formats_builder import Doc, Note, write_backup, write_jwpub, zip_bytes
 
 from jw_cli.app import main
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import IngestError
 from jw_rag.ingest import ingest_epub, ingest_jw_library_backup, ingest_jwpub
 from jw_rag.store import SQLiteStore
+from tests.jwpub.jw_formats_builder import Doc, Note, write_backup, write_jwpub, zip_bytes
+from tests.robust.hostile_files import CONTAINER
 
 
 def _chapter(text: str) -> bytes:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_rag.config import existing_store
 from jw_rag.errors import StoreError
+from tests.mcp.mcp_client import connect
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_files import epub_bytes
-from jw_formats_builder import Doc, Note, write_backup, write_jwpub
 
 from jw_rag.errors import ConfigError, IngestError, JwRagError
 from jw_rag.ingest import (
@@ -32,6 +30,8 @@ from jw_rag.ingest import (
     parse_pdf,
     parse_text,
 )
+from tests.jwpub.jw_formats_builder import Doc, Note, write_backup, write_jwpub
+from tests.robust.hostile_files import epub_bytes
 
 SECRET = "Outside words nobody may index"
 ARTICLE = f"<html><body><article><p data-pid='1'>{SECRET}.</p></article></body></html>"

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile_server import Handler
 
 import jw_rag.ingest._source as source
 from jw_rag.chunkers import ParagraphChunker
@@ -24,6 +23,7 @@ from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError
 from jw_rag.ingest import ingest_article, ingest_text
 from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore
+from tests.robust.hostile_server import Handler
 
 
 def _one_line(exc: BaseException) -> str:
@@ -47,7 +47,7 @@ def test_a_fifo_and_a_device_are_refused_without_reading(tmp_path: Path) -> None
 
 
 def _bomb_epub(path: Path, members: int, mib: int) -> Path:
-    from hostile_files import epub_bytes
+    from tests.robust.hostile_files import epub_bytes
 
     path.write_bytes(epub_bytes())
     block = b"\0" * (1024 * 1024)

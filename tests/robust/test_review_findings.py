@@ -15,7 +15,6 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_rag.chunkers.markers import MAX_MARKERS_BYTES
@@ -26,6 +25,7 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest import ingest_text
 from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore, before_writes
+from tests.mcp.mcp_client import connect
 
 
 def _texts(path: Path, source_id: str) -> list[str]:

@@ -11,7 +11,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hostile_files import PNG, epub_bytes, snapshot
 
 import jw_rag.ingest._source as source
 from jw_cli.app import main
@@ -19,6 +18,7 @@ from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import IngestError
 from jw_rag.ingest import ingest_folder, ingest_text
 from jw_rag.store import SQLiteStore
+from tests.robust.hostile_files import PNG, epub_bytes, snapshot
 
 GOOD = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
 

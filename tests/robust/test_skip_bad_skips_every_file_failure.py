@@ -5,7 +5,6 @@ becomes U+FFFD and the file is stored."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,7 @@ from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import IngestError
 from jw_rag.ingest import ingest_folder, parse_pdf
 from jw_rag.store import SQLiteStore
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ingest"))
-from conftest import _content, pdf_file  # noqa: E402
+from tests.ingest.conftest import _content, pdf_file
 
 ZWSP = "\u200b"
 

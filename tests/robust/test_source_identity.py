@@ -9,7 +9,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_eval.bench import DEFAULT_DATASET
@@ -24,6 +23,7 @@ from jw_rag.ingest import (
 )
 from jw_rag.ingest.pipeline import chunk_document
 from jw_rag.store import SQLiteStore, open_store
+from tests.mcp.mcp_client import connect
 
 CORPUS = DEFAULT_DATASET / "corpus"
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hostile_files import PNG
 
 from jw_cli.app import main
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import IngestError, StoreError
 from jw_rag.ingest import ingest_text, parse_article, parse_markdown, parse_text
 from jw_rag.store import SQLiteStore
+from tests.robust.hostile_files import PNG
 
 MAX_DEPTH = 512  # the deepest nesting the HTML walk reads (jw_rag.ingest._html)
 STRAY = b"Gardens need water every morning.\x00\n\nThe soil keeps it\x00 for the roots.\n"

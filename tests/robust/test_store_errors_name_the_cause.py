@@ -15,13 +15,13 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import StoreError
 from jw_rag.ingest import ingest_text
 from jw_rag.store import SQLiteStore, open_store
+from tests.mcp.mcp_client import connect
 
 TEXT = "Gardens need water every morning.\n\nThe soil keeps it for the roots.\n"
 

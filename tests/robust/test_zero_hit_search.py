@@ -10,7 +10,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp_client import connect
 
 from jw_cli.app import main
 from jw_rag.defaults import EXPANSIONS, SEARCH_MODES
@@ -18,6 +17,7 @@ from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError
 from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore
+from tests.mcp.mcp_client import connect
 
 
 @pytest.fixture

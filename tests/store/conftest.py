@@ -3,19 +3,14 @@ contract test takes it, so a PostgreSQL store is one more parameter."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "postgres"))
-
-from pg_harness import pg_database  # noqa: E402, F401  (a fixture)
-from store_helpers import CountingEmbedder  # noqa: E402
-
-from jw_rag.store import SQLiteStore, Store  # noqa: E402
+from jw_rag.store import SQLiteStore, Store
+from tests.postgres.pg_harness import pg_database  # noqa: F401  (a fixture)
+from tests.store.store_helpers import CountingEmbedder
 
 StoreFactory = Callable[..., Store]
 

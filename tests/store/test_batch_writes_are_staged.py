@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from store_helpers import CountingEmbedder
 
 from jw_rag.model import Chunk
 from jw_rag.store import SourceWrite, Store, before_writes
 from jw_rag.store._rows import ChunkRow
 from jw_rag.store._staging import STAGE_BATCH, Staged
+from tests.store.store_helpers import CountingEmbedder
 
 SOURCES = ("a", "b", "c", "d")
 PER_SOURCE = 600  # three stage batches: 256, 256, 88

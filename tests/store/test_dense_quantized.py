@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from store_helpers import TableEmbedder
 
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
 from jw_rag.store import SQLiteStore
 from jw_rag.store._dense import DenseIndex, _hamming, first_pass, second_pass, sign_words, top_k
+from tests.store.store_helpers import TableEmbedder
 
 
 def _unit(m: np.ndarray) -> np.ndarray:

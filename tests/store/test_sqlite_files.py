@@ -6,10 +6,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_helpers import CountingEmbedder, make_chunks
 
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.store import SQLiteStore, open_store
+from tests.store.store_helpers import CountingEmbedder, make_chunks
 
 
 def test_not_a_database_is_refused_and_left_alone(tmp_path: Path) -> None:

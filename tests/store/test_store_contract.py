@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from store_helpers import CountingEmbedder, TableEmbedder, make_chunks
 
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import Store
+from tests.store.store_helpers import CountingEmbedder, TableEmbedder, make_chunks
 
 
 def _chunk(cid: str, text: str, source: str, lang: str | None, **meta: object) -> Chunk:

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_helpers import CountingEmbedder, make_chunks
 
 from jw_rag.store import SQLiteStore
+from tests.store.store_helpers import CountingEmbedder, make_chunks
 
-HELPERS = Path(__file__).resolve().parent
+REPO = Path(__file__).resolve().parents[2]  # the child scripts import tests.store
 
 
 def _snapshot(path: Path) -> dict[str, Any]:
@@ -75,10 +75,9 @@ def test_exception_mid_write_leaves_store_unchanged(tmp_path: Path) -> None:
 
 CHILD = textwrap.dedent(
     """
-    import sys, time
+    import time
     from pathlib import Path
-    sys.path.insert(0, {helpers!r})
-    from store_helpers import CountingEmbedder, make_chunks
+    from tests.store.store_helpers import CountingEmbedder, make_chunks
     from jw_rag.store.sqlite_store import SQLiteStore
 
     class Pausing(SQLiteStore):
@@ -102,8 +101,8 @@ def test_killed_process_mid_replace_leaves_store_unchanged(tmp_path: Path) -> No
     marker = tmp_path / "marker"
     _seed(path)
     before = _snapshot(path)
-    script = CHILD.format(helpers=str(HELPERS), marker=str(marker), path=str(path))
-    child = subprocess.Popen([sys.executable, "-c", script])
+    script = CHILD.format(marker=str(marker), path=str(path))
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=REPO)
     try:
         deadline = time.monotonic() + 120
         while not marker.exists():
@@ -129,10 +128,9 @@ def test_killed_process_mid_replace_leaves_store_unchanged(tmp_path: Path) -> No
 
 WRITER = textwrap.dedent(
     """
-    import sys, time
+    import time
     from pathlib import Path
-    sys.path.insert(0, {helpers!r})
-    from store_helpers import CountingEmbedder, make_chunks
+    from tests.store.store_helpers import CountingEmbedder, make_chunks
     from jw_rag.store import SQLiteStore
 
     start = Path({start!r})
@@ -157,8 +155,9 @@ def test_two_processes_ingesting_concurrently_lose_nothing(tmp_path: Path) -> No
             [
                 sys.executable,
                 "-c",
-                WRITER.format(helpers=str(HELPERS), start=str(start), path=str(path), name=name),
+                WRITER.format(start=str(start), path=str(path), name=name),
             ],
+            cwd=REPO,
             stderr=subprocess.PIPE,
         )
         for name in ("alpha", "beta")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from store_helpers import CountingEmbedder
 
 from jw_rag.model import Chunk
 from jw_rag.store import SQLiteStore, Store
+from tests.store.store_helpers import CountingEmbedder
 
 SOURCES = ("a", "b", "c")
 

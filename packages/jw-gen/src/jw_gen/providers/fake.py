@@ -6,11 +6,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jw_gen.errors import GenerationError
+from jw_gen.providers._base import Provider, Request
+from jw_gen.providers.defaults import DEFAULT_MODELS
 
 __all__ = ["FakeProvider"]
 
 
-class FakeProvider:
+class FakeProvider(Provider):
     """Answers from a list (in order) or a function of the prompt.
 
     ``calls`` counts :meth:`complete` calls; ``prompts`` keeps every prompt,
@@ -22,7 +24,7 @@ class FakeProvider:
         self,
         answers: Sequence[str | BaseException] | Callable[[str], str],
         *,
-        model: str = "fake",
+        model: str = DEFAULT_MODELS["fake"],
         provider_id: str = "fake",
     ) -> None:
         self.provider_id = provider_id
@@ -38,23 +40,15 @@ class FakeProvider:
     def __repr__(self) -> str:
         return f"FakeProvider(model={self.model!r}, calls={self.calls})"
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        system: str | None = None,
-        temperature: float = 0.0,
-        seed: int | None = 0,
-        schema: Mapping[str, Any] | None = None,
-    ) -> str:
+    def _answer(self, request: Request) -> str:
         index = self.calls
         self.calls += 1
-        self.prompts.append(prompt)
-        self.systems.append(system)
-        self.settings.append((temperature, seed))
-        self.schemas.append(schema)
+        self.prompts.append(request.prompt)
+        self.systems.append(request.system)
+        self.settings.append((request.temperature, request.seed))
+        self.schemas.append(request.schema)
         if self._fn is not None:
-            return self._fn(prompt)
+            return self._fn(request.prompt)
         if index >= len(self._answers):
             raise GenerationError(
                 f"FakeProvider has {len(self._answers)} answers and was asked a "

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+
+from jw_gen.providers._base import Provider, Request
+from jw_gen.providers.defaults import DEFAULT_MODELS
 
 __all__ = ["HeuristicProvider"]
 
@@ -130,29 +131,21 @@ def _first_index(action: dict[str, object]) -> int:
     return int(str(action["chunk_index"]))
 
 
-class HeuristicProvider:
+class HeuristicProvider(Provider):
     """Deterministic rules that answer the LLM chunker's prompt (see module doc)."""
 
     provider_id = "heuristic"
 
     def __init__(self, model: str | None = None) -> None:
-        self.model = model or "rules-v1"
+        self.model = model or DEFAULT_MODELS[self.provider_id]
         self.calls = 0
 
     def __repr__(self) -> str:
         return f"HeuristicProvider(model={self.model!r})"
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        system: str | None = None,
-        temperature: float = 0.0,
-        seed: int | None = 0,
-        schema: Mapping[str, Any] | None = None,
-    ) -> str:
+    def _answer(self, request: Request) -> str:
         self.calls += 1
-        language, limit, chunks = _parse(prompt)
+        language, limit, chunks = _parse(request.prompt)
         linking = _LINKING.get(language, ())
         shift = _SHIFT.get(language, ())
         runs: list[list[int]] = []

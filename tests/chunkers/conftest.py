@@ -1,8 +1,0 @@
-"""Lets the tests here import their small helpers module."""
-
-from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
