@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -74,16 +75,33 @@ _PARA = st.lists(_WORD, min_size=1, max_size=12).map(" ".join)
 @settings(max_examples=60, deadline=None)
 @given(paras=st.lists(_PARA, min_size=1, max_size=15), wrap=st.integers(1, 5))
 def test_text_round_trip(tmp_path_factory, paras: list[str], wrap: int) -> None:
-    """Hard-wrapped paragraphs separated by blank lines come back exactly, in order."""
+    """Paragraphs separated by blank lines come back in order with every word;
+    between two of a paragraph's lines there is a space or a line break."""
     blocks = []
     for p in paras:
         words = p.split(" ")
         blocks.append("\n".join(" ".join(words[i : i + wrap]) for i in range(0, len(words), wrap)))
     path = tmp_path_factory.mktemp("rt") / "t.txt"
     path.write_text("\n\n  \n".join(blocks) + "\n", encoding="utf-8")
-    assert [p.text for p in parse_text(path).paragraphs] == paras
+    assert [p.text.replace("\n", " ") for p in parse_text(path).paragraphs] == paras
     md = path.with_suffix(".md")
     md.write_text("# Head\n\n" + "\n\n".join(blocks), encoding="utf-8")
     doc = parse_markdown(md)
-    assert [p.text for p in doc.paragraphs[1:]] == paras
+    assert [p.text.replace("\n", " ") for p in doc.paragraphs[1:]] == paras
     assert all(p.heading_path == ("Head",) for p in doc.paragraphs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paras=st.lists(_PARA, min_size=1, max_size=15), width=st.integers(20, 80))
+def test_prose_wrapped_at_a_margin_comes_back_as_flowing_text(
+    tmp_path_factory, paras: list[str], width: int
+) -> None:
+    """Prose hard-wrapped at any margin (each line broken where the next word
+    would not fit) comes back exactly as the unwrapped paragraphs."""
+    blocks = ["\n".join(textwrap.wrap(p, width, break_long_words=False)) for p in paras]
+    path = tmp_path_factory.mktemp("wr") / "t.txt"
+    path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    assert [p.text for p in parse_text(path).paragraphs] == paras
+    md = path.with_suffix(".md")
+    md.write_text("\n\n".join(blocks), encoding="utf-8")
+    assert [p.text for p in parse_markdown(md).paragraphs] == paras

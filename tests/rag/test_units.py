@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from jw_rag.chunker import chunk_paragraphs
 from jw_rag.errors import ConfigError
+from jw_rag.ingest._html import clean_lines
 from jw_rag.model import Chunk, Paragraph, Span, rebuild_text
 from jw_rag.units import DEFAULT_UNITS, NO_UNITS, UnitRules, passages
 
@@ -212,6 +213,33 @@ _rules = st.builds(
 @settings(max_examples=150, deadline=None)
 @given(paras=st.lists(_paragraph, min_size=1, max_size=12), rules=_rules)
 def test_units_cover_the_chunks_exactly_in_order(paras: list[str], rules: UnitRules) -> None:
+    _check_units_cover(paras, rules)
+
+
+_line = st.one_of(
+    _sentence,
+    st.builds(" ".join, st.lists(_word, min_size=8, max_size=16)),  # a wrap-width line
+    st.sampled_from(
+        ["- item one", "2. second", "| a | b |", "Ana: hi", "[10:01] ok", "  indented"]
+    ),
+    st.just(""),
+)
+#: Paragraphs as the text reader lays them out: its lines of their own kept, wraps joined.
+_read_paragraph = st.lists(_line, min_size=1, max_size=30).map(
+    lambda lines: clean_lines("\n".join(lines))
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(paras=st.lists(_read_paragraph, min_size=1, max_size=8), rules=_rules)
+def test_units_of_the_readers_line_layout_cover_the_chunks_exactly(
+    paras: list[str], rules: UnitRules
+) -> None:
+    paras = [p for p in paras if p.strip()] or ["x"]
+    _check_units_cover(paras, rules)
+
+
+def _check_units_cover(paras: list[str], rules: UnitRules) -> None:
     chunks = chunk_paragraphs(paras, "s")
     units = passages(chunks, paras, rules)
     # every unit's text is exactly the source text its span designates

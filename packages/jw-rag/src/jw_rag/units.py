@@ -8,8 +8,9 @@ units are built from what each chunk looks like, not from blank lines alone:
 
 - **Split.** A chunk longer than ``split_above`` (750) characters is cut into
   passages of about ``passage_chars`` (500): the cut points are paragraph
-  breaks, then line breaks where the block is line-structured (lists, rows,
-  chat lines; hard-wrapped prose is recognised and read as sentences), then
+  breaks, then line breaks after a line of its own (rows, list items, chat
+  lines; a line wrapped at the margin is not one, and a run of wrapped
+  lines is read as sentences: :mod:`jw_rag._lines`), then
   sentence ends, and only for a run of text with none of these, the last
   space before the size. The pieces are balanced (a 1,100-character
   paragraph gives two of ~550, not 500 + 100). A page chunk that starts with
@@ -58,12 +59,12 @@ best peer) where 3,000-character windows alone cost Portuguese at 2,000.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from jw_core.sentences import split_sentences
+from jw_rag._lines import line_breaks
 from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.errors import ConfigError
 from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
@@ -298,38 +299,39 @@ def _atoms(span: Span, paragraphs: Sequence[str | Paragraph], rules: UnitRules) 
 
 
 def _blocks(text: str, a: int, b: int, split_above: int) -> list[tuple[int, int]]:
-    """Lines of a line-structured stretch, else its sentences."""
-    segment = text[a:b]
-    lines = _line_spans(segment, a)
-    if len(lines) > 1 and not _wrapped_prose(text, lines):
-        out: list[tuple[int, int]] = []
-        for s, e in lines:
-            out.extend(_sentences(text, s, e) if e - s > split_above else [(s, e)])
-        return out
-    return _sentences(text, a, b)
+    """The lines of a stretch that has lines of its own (rows, list items,
+    chat lines: :func:`jw_rag._lines.line_breaks`), each a piece; a run of
+    wrapped lines is prose and gives its sentences, as does a line longer
+    than ``split_above``."""
+    lines = _line_spans(text, a, b)
+    if len(lines) < 2:
+        return _sentences(text, a, b)
+    structure = line_breaks([text[raw:e] for raw, _, e in lines])
+    if not any(structure):  # prose wrapped at a margin
+        return _sentences(text, a, b)
+    out: list[tuple[int, int]] = []
+    first = 0
+    for k in range(len(lines)):
+        if k + 1 < len(lines) and not structure[k]:
+            continue
+        s, e = lines[first][1], lines[k][2]
+        out.extend(_sentences(text, s, e) if k > first or e - s > split_above else [(s, e)])
+        first = k + 1
+    return out
 
 
-def _line_spans(segment: str, offset: int) -> list[tuple[int, int]]:
+def _line_spans(text: str, a: int, b: int) -> list[tuple[int, int, int]]:
+    """``(line start, text start, text end)`` of each non-blank line of
+    ``text[a:b]`` (the text trimmed; the line start keeps its indentation)."""
     spans = []
-    pos = 0
-    for line in segment.split("\n"):
+    pos = a
+    for line in text[a:b].split("\n"):
         stripped = line.strip()
         if stripped:
             start = pos + line.index(stripped[0])
-            spans.append((offset + start, offset + start + len(stripped)))
+            spans.append((pos, start, start + len(stripped)))
         pos += len(line) + 1
     return spans
-
-
-def _wrapped_prose(text: str, lines: list[tuple[int, int]]) -> bool:
-    """True for prose hard-wrapped at a fixed width (PDF or e-text lines): long
-    lines, and most lines going on with a word in lower case (a sentence
-    carried over), where rows, list items and chat lines start afresh."""
-    lengths = [e - s for s, e in lines[:-1]]
-    if not lengths or statistics.median(lengths) < 45:
-        return False
-    carried = sum(1 for s, _ in lines[1:] if text[s].islower())
-    return carried >= 0.4 * (len(lines) - 1)
 
 
 def _sentences(text: str, a: int, b: int) -> list[tuple[int, int]]:

@@ -6,7 +6,9 @@ paragraphs and set the heading path of what follows (a heading's own path
 includes itself). A page is read whole or refused: text nodes of any size are
 kept (libxml2's "huge" mode), and a page nested deeper than :data:`MAX_DEPTH`
 is a one-line error, never silently cut. Footnote markers (``<sup>``, footnote links) and visible
-paragraph numbers (``span.parNum``) are dropped; whitespace is normalised.
+paragraph numbers (``span.parNum``) are dropped; whitespace is normalised,
+except that a ``<br>`` is kept as a line break (a line of its own: a verse,
+an address, a chat message) and ``<pre>`` keeps its lines as written.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 import lxml.etree
 import lxml.html
 
+from jw_rag._lines import line_breaks
 from jw_rag.errors import IngestError
 from jw_rag.ingest._source import (
     MAX_TAGS,
@@ -32,6 +35,7 @@ __all__ = [
     "BLOCK_TAGS",
     "HEADING_TAGS",
     "MAX_DEPTH",
+    "clean_lines",
     "clean_text",
     "element_text",
     "extract_paragraphs",
@@ -60,6 +64,24 @@ _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", r
 def clean_text(text: str) -> str:
     """Invisible characters removed, runs of whitespace turned into one space, trimmed."""
     return _SPACES.sub(" ", _INVISIBLE.sub("", text)).strip()
+
+
+def clean_lines(text: str) -> str:
+    """``text`` cleaned line by line (:func:`clean_text`), its lines joined by a
+    space where they were wrapped and by ``"\\n"`` where they are lines of their
+    own (rows, list items, chat lines: :func:`jw_rag._lines.line_breaks`)."""
+    raw = [line for line in _INVISIBLE.sub("", text).split("\n") if line.strip()]
+    if len(raw) < 2:
+        return clean_text(text)
+    cleaned = [clean_text(line) for line in raw]
+    breaks = line_breaks(
+        [line[: len(line) - len(line.lstrip())] + c for line, c in zip(raw, cleaned, strict=True)]
+    )
+    parts = [cleaned[0]]
+    for line, structure in zip(cleaned[1:], breaks, strict=True):
+        parts.append("\n" if structure else " ")
+        parts.append(line)
+    return "".join(parts)
 
 
 def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
@@ -146,6 +168,25 @@ def _dropped(el: lxml.etree._Element) -> bool:
     return (el.get("{http://www.idpf.org/2007/ops}type") or "") == "noteref"
 
 
+class _Break(str):
+    """A ``<br>`` among an element's text parts (told apart by its type, never
+    by its value: the page's own text may hold a newline)."""
+
+
+_BR = _Break("\n")
+
+
+def _join_parts(parts: list[str]) -> str:
+    """Text parts with their ``<br>`` breaks: each line cleaned, blank ones dropped."""
+    lines: list[list[str]] = [[]]
+    for part in parts:
+        if isinstance(part, _Break):
+            lines.append([])
+        else:
+            lines[-1].append(part)
+    return "\n".join(t for t in (clean_text("".join(line)) for line in lines) if t)
+
+
 def _inline_parts(el: lxml.etree._Element, out: list[str]) -> None:
     """Text of ``el`` and its descendants, without dropped elements (tails kept)."""
     if el.text:
@@ -154,21 +195,25 @@ def _inline_parts(el: lxml.etree._Element, out: list[str]) -> None:
         if not isinstance(child.tag, str):  # comments, processing instructions
             pass
         elif _tag(child) == "br":
-            out.append(" ")
+            out.append(_BR)
         elif not _dropped(child):
             _inline_parts(child, out)
         if child.tail:
             out.append(child.tail)
 
 
-def element_text(el: lxml.etree._Element, *, keep_whitespace: bool = False) -> str:
-    """The visible text of ``el`` (see the module docstring for what is dropped)."""
+def element_text(
+    el: lxml.etree._Element, *, keep_whitespace: bool = False, lines: bool = False
+) -> str:
+    """The visible text of ``el`` (see the module docstring for what is dropped);
+    a ``<br>`` is a line break with ``lines``, else a space (a heading, a title)."""
     parts: list[str] = []
     _inline_parts(el, parts)
-    text = "".join(parts)
     if keep_whitespace:
-        return _INVISIBLE.sub("", text).strip("\n").rstrip()
-    return clean_text(text)
+        return _INVISIBLE.sub("", "".join(parts)).strip("\n").rstrip()
+    if lines:
+        return _join_parts(parts)
+    return clean_text("".join(" " if isinstance(p, _Break) else p for p in parts))
 
 
 def _strip_number(text: str, number: str) -> str:
@@ -235,7 +280,7 @@ def _visit(el: lxml.etree._Element, walk: _Walk, in_note: bool) -> None:
             walk.heading(int(tag[1]), text)
         return
     if not _has_block(el):
-        text = element_text(el, keep_whitespace=tag == "pre")
+        text = element_text(el, keep_whitespace=tag == "pre", lines=True)
         pid = el.get("data-pid")
         if pid is not None:
             pid = pid.strip()
@@ -246,7 +291,7 @@ def _visit(el: lxml.etree._Element, walk: _Walk, in_note: bool) -> None:
     buffer: list[str] = [el.text or ""]
 
     def flush() -> None:
-        walk.para(clean_text("".join(buffer)), pid=None, kind="note" if in_note else "p")
+        walk.para(_join_parts(buffer), pid=None, kind="note" if in_note else "p")
         buffer.clear()
 
     for child in el:
@@ -255,7 +300,7 @@ def _visit(el: lxml.etree._Element, walk: _Walk, in_note: bool) -> None:
             flush()
             _visit(child, walk, in_note)
         elif ctag == "br":
-            buffer.append(" ")
+            buffer.append(_BR)
         elif ctag and not _dropped(child):
             _inline_parts(child, buffer)
         if child.tail:

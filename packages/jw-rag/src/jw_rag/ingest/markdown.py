@@ -1,6 +1,9 @@
 """Markdown: ATX (``## Title``) and setext (``Title`` over ``===``/``---``)
 headings become ``heading`` paragraphs and the heading path of what follows;
-paragraphs are split on blank lines (their lines joined); a list (consecutive
+paragraphs are split on blank lines; inside one, a wrapped line is joined to
+the next with a space and a line of its own keeps its line break (a table
+row, a hard break ending in two spaces or a backslash, a short line:
+:func:`jw_rag.ingest._html.clean_lines`); a list (consecutive
 ``-``/``*``/``+``/``1.`` items) is one ``list`` paragraph and a fenced or
 indented code block one ``code`` paragraph, both verbatim. A leading YAML
 front-matter block is skipped (its ``title:`` is used). Inline markup is kept
@@ -13,7 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from jw_rag.ingest._html import clean_text
+from jw_rag.ingest._html import clean_lines, clean_text
 from jw_rag.ingest._source import (
     Loaded,
     check_paragraphs,
@@ -30,6 +33,8 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_TABLE_DELIMITER = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$")
+_HARD_BREAK = re.compile(r"(?:  |\\)$")
 _FRONT_TITLE = re.compile(r"^title:\s*[\"']?(.*?)[\"']?\s*$")
 
 
@@ -51,7 +56,7 @@ class _Builder:
     def flush(self) -> None:
         if self.lines:
             if self.kind == "p":
-                text = clean_text(" ".join(self.lines))
+                text = _paragraph_text(self.lines)
             else:
                 text = "\n".join(self.lines).rstrip()
             if text.strip():
@@ -73,6 +78,21 @@ class _Builder:
             self.flush()
         self.kind = kind
         self.lines.append(line)
+
+
+def _paragraph_text(lines: list[str]) -> str:
+    """A Markdown paragraph's lines as one text: a table's rows each on its own
+    line, a hard break kept, the rest as :func:`clean_lines` reads them."""
+    if any(_TABLE_DELIMITER.match(line) for line in lines):
+        return "\n".join(t for t in (clean_text(line) for line in lines) if t)
+    out: list[str] = []
+    start = 0
+    for k, line in enumerate(lines):
+        if _HARD_BREAK.search(line) and k + 1 < len(lines):
+            out.append(clean_lines("\n".join(lines[start : k + 1])))
+            start = k + 1
+    out.append(clean_lines("\n".join(lines[start:])))
+    return "\n".join(t for t in out if t)
 
 
 def _lines(text: str, start: int = 0) -> Iterator[tuple[int, str]]:

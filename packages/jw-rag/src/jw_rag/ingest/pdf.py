@@ -6,9 +6,11 @@ spacing (more than 1.3 x the normal spacing, itself the median gap capped at
 1.3 x the font size), or where the font size changes. Lines set clearly
 larger than the body text (>= 1.2 x) and shorter than 120 characters are
 headings (``kind="heading"``; bigger type is a higher level) and form the
-heading path. A line that is only a number (a page number) is dropped. Lines
-are joined with a space; a word hyphenated at a line end is re-joined
-("para-" + "graph" -> "paragraph"). Paragraphs never cross pages. An
+heading path. A line that is only a number (a page number) is dropped. A
+line wrapped at the margin is joined to the next with a space, and a word
+hyphenated at a line end is re-joined ("para-" + "graph" -> "paragraph"); a
+line of its own (a table row, a list item, a short line: the rules of
+:func:`jw_rag._lines.line_breaks`) keeps its line break. Paragraphs never cross pages. An
 encrypted PDF that needs a password, a broken PDF, or one without
 extractable text is refused, as is one encrypted with a certificate or another
 handler than the password one (pypdf reads only that).
@@ -24,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jw_rag._lines import line_breaks
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import clean_text
 from jw_rag.ingest._source import Loaded, clean_controls, read_source
@@ -58,6 +61,21 @@ def dehyphenate_join(lines: list[str]) -> str:
         else:
             out = f"{out} {line}" if out else line
     return out
+
+
+def _join_block(lines: list[str]) -> str:
+    """One paragraph's lines: wraps joined (:func:`dehyphenate_join`), a line of
+    its own after a ``"\\n"``."""
+    kept = [line.strip() for line in lines if line.strip()]
+    if not kept:
+        return ""
+    runs: list[list[str]] = [[kept[0]]]
+    for line, structure in zip(kept[1:], line_breaks(kept), strict=True):
+        if structure:
+            runs.append([line])
+        else:
+            runs[-1].append(line)
+    return "\n".join(dehyphenate_join(run) for run in runs)
 
 
 def _page_lines(page) -> list[_Line]:  # noqa: ANN001 - pypdf PageObject
@@ -107,7 +125,7 @@ def _page_paragraphs(
     block: list[str] = []
 
     def flush() -> None:
-        text = dehyphenate_join(block)
+        text = _join_block(block)
         if text:
             out.append(Paragraph(text, page=page, heading_path=tuple(t for _, t in path)))
         block.clear()

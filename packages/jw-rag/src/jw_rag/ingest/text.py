@@ -1,11 +1,14 @@
-"""Plain text: paragraphs are separated by blank lines; lines inside one are joined."""
+"""Plain text: paragraphs are separated by blank lines. Inside one, a line
+wrapped at the margin is joined to the next with a space, and a line of its
+own (a row, a list item, a chat message, a short line) keeps its line break
+(:func:`jw_rag.ingest._html.clean_lines`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from jw_rag.errors import IngestError
-from jw_rag.ingest._html import clean_text
+from jw_rag.ingest._html import clean_lines
 from jw_rag.ingest._source import (
     Loaded,
     check_paragraphs,
@@ -38,7 +41,7 @@ def parse_text_bytes(loaded: Loaded) -> Document:
     text = read_text(loaded)
     paragraphs: list[Paragraph] = []
     for block in iter_blocks(text):
-        paragraphs.append(Paragraph(clean_text(block)))
+        paragraphs.append(Paragraph(clean_lines(block)))
         check_paragraphs(len(paragraphs), loaded.name)
     if not any(p.text for p in paragraphs):
         raise IngestError(
