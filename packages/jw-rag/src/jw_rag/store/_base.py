@@ -442,16 +442,19 @@ class StoreCore(ABC, Generic[ConnT]):
         last = self._last_query
         if last is not None and last[0] == (model, query):
             return last[1]
-        vector = self._embed([query], queries=True)[0]
+        vector = self._embed([query], queries=True)[0].copy()
+        vector.setflags(write=False)  # kept for the next call: nobody may change it
         self._last_query = ((model, query), vector)
         return vector
 
     def query_vector(self, query: str) -> Vectors | None:
         """The vector this store searches ``query`` with (``None`` while it holds
-        no vectors); the last query's vector is reused, not embedded again."""
+        no vectors); the last query's vector is reused, not embedded again. The
+        answer is the caller's own copy: changing it changes no later search."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        return self._query_vector(query)
+        vector = self._query_vector(query)
+        return None if vector is None else vector.copy()
 
     # -- writing ------------------------------------------------------------
 
