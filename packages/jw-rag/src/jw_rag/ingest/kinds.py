@@ -197,5 +197,6 @@ def source_kind(name: str) -> SourceKind:
     name is a one-line ConfigError listing the kinds."""
     found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
-        raise ConfigError(f"unknown source kind {name!r}; valid kinds: {', '.join(kind_names())}")
+        shown = repr(name) if len(repr(name)) <= 60 else f"{repr(name)[:57]}..."
+        raise ConfigError(f"unknown source kind {shown}; valid kinds: {', '.join(kind_names())}")
     return found
