@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from jw_rag.errors import ConfigError
-from jw_rag.ingest._source import Loaded
+from jw_rag.ingest._source import Loaded, refuse_other_kind, sniff_kind
 from jw_rag.ingest.article import parse_article_bytes
 from jw_rag.ingest.bible import parse_bible_bytes
 from jw_rag.ingest.epub import parse_epub_bytes
@@ -120,6 +120,18 @@ def _single(parse: Callable[[Loaded], Document]) -> BytesReader:
     return read
 
 
+def _html(parse: Callable[[Loaded], Document]) -> Callable[[Loaded], Document]:
+    """``parse`` of an HTML page, refusing first a file whose signature shows
+    another kind (a PDF, an EPUB, a ZIP), which would otherwise be read as markup."""
+
+    def read(loaded: Loaded) -> Document:
+        if sniff_kind(loaded.data) not in (None, "article"):
+            refuse_other_kind(loaded, "HTML")
+        return parse(loaded)
+
+    return read
+
+
 def _epub(loaded: Loaded, source_id: str | None) -> list[Document]:
     base = None if source_id is None else check_source_id(source_id)
     return parse_epub_bytes(loaded, base_id=base)
@@ -143,12 +155,12 @@ SOURCE_KINDS: tuple[SourceKind, ...] = (
     SourceKind(
         "article", "An HTML article (wol page, saved file or URL).",
         "soul.html --chunker semantic:target_chars=800", "HTML", _ONE, _NAMED,
-        (".html", ".htm", ".xhtml"), read_bytes=_single(parse_article_bytes),
+        (".html", ".htm", ".xhtml"), read_bytes=_single(_html(parse_article_bytes)),
     ),
     SourceKind(
         "bible", "A Bible chapter page (stored verse by verse).",
         "genesis-1.html --language en", "a Bible chapter", _ONE, _NAMED,
-        folder_ids="own", tool_name="bible_chapter", read_bytes=_single(parse_bible_bytes),
+        folder_ids="own", tool_name="bible_chapter", read_bytes=_single(_html(parse_bible_bytes)),
     ),
     SourceKind(
         "pdf", "A PDF file (paragraphs keep their page numbers).", "brochure.pdf --chunker page",
@@ -197,5 +209,6 @@ def source_kind(name: str) -> SourceKind:
     name is a one-line ConfigError listing the kinds."""
     found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
-        raise ConfigError(f"unknown source kind {name!r}; valid kinds: {', '.join(kind_names())}")
+        shown = repr(name) if len(repr(name)) <= 60 else f"{repr(name)[:57]}..."
+        raise ConfigError(f"unknown source kind {shown}; valid kinds: {', '.join(kind_names())}")
     return found

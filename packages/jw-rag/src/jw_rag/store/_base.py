@@ -31,6 +31,7 @@ from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
 from jw_rag.store._pooling import PooledMembers
 from jw_rag.store._rows import (
+    EXTRA_UNIT_KEY,
     UNIT_META_PREFIX,
     ChunkRow,
     check_source_metadata,
@@ -274,10 +275,25 @@ class StoreCore(ABC, Generic[ConnT]):
         return f"{type(self).__name__}({self._label!r})"
 
     def _insert(self, conn: ConnT, rows: list[ChunkRow], vectors: Vectors) -> None:
-        """:meth:`_insert_rows`, recording each unit kind the rows carry."""
-        self._insert_rows(conn, rows, vectors)
+        """:meth:`_insert_rows`, recording each unit kind the rows carry; a unit
+        kind may not share its name with a chunker whose chunks the store holds
+        or is given, or those chunks would be counted as units."""
+        known = set(unit_kinds(self._meta(conn)))
         kinds = {r.unit for r in rows if r.unit is not None}
-        for kind in kinds - set(unit_kinds(self._meta(conn))):
+        new = kinds - known
+        given = {r.fields()[6] for r in rows if r.unit is None}
+        clash = ((known | kinds) - set(unit_kinds({}))) & given  # old-style windows may come
+        if new:  # the first rows of a kind: no chunker of the store's may bear its name
+            held = {name for name, _, _ in self._counts(conn).chunker_versions} - known
+            clash |= new & held
+        if clash:
+            raise ConfigError(
+                f"unit kind {min(clash)!r} (metadata[{EXTRA_UNIT_KEY!r}]) is also the name of a "
+                "chunker whose chunks this store holds or is given: give the units a kind of "
+                "their own"
+            )
+        self._insert_rows(conn, rows, vectors)
+        for kind in new:
             self._add_meta(conn, UNIT_META_PREFIX + kind, "1")
 
     # -- what a backend supplies --------------------------------------------
@@ -442,16 +458,19 @@ class StoreCore(ABC, Generic[ConnT]):
         last = self._last_query
         if last is not None and last[0] == (model, query):
             return last[1]
-        vector = self._embed([query], queries=True)[0]
+        vector = self._embed([query], queries=True)[0].copy()
+        vector.setflags(write=False)  # kept for the next call: nobody may change it
         self._last_query = ((model, query), vector)
         return vector
 
     def query_vector(self, query: str) -> Vectors | None:
         """The vector this store searches ``query`` with (``None`` while it holds
-        no vectors); the last query's vector is reused, not embedded again."""
+        no vectors); the last query's vector is reused, not embedded again. The
+        answer is the caller's own copy: changing it changes no later search."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        return self._query_vector(query)
+        vector = self._query_vector(query)
+        return None if vector is None else vector.copy()
 
     # -- writing ------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,8 @@ def dump_metadata(chunk: Chunk) -> str:
 UNIT_META_PREFIX = "extra_unit:"
 #: The unit kind stores written before kinds were recorded hold, by its chunker name.
 _RECORDED_BEFORE = ("window",)
+#: What a unit kind may be called (it becomes a chunker column value and a metadata key).
+_UNIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 
 
 def unit_kinds(meta: Mapping[str, str]) -> tuple[str, ...]:
@@ -111,6 +114,12 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
         raise ConfigError(f"chunk {chunk.id!r}: text and source_id must be strings")
     if not isinstance(chunk.metadata, dict):
         raise ConfigError(f"chunk {chunk.id!r}: metadata must be a dict")
+    unit = chunk.metadata.get(EXTRA_UNIT_KEY)
+    if unit is not None and not (isinstance(unit, str) and _UNIT_NAME.fullmatch(unit)):
+        raise ConfigError(
+            f"chunk {chunk.id!r}: metadata[{EXTRA_UNIT_KEY!r}] is {repr(unit)[:40]}; a unit "
+            "kind is a name of 1 to 40 letters, digits, '_' or '-' (like 'window'), or absent"
+        )
     if _has_nul((chunk.id, chunk.source_id, chunk.text, chunk.metadata)):
         raise StoreError(
             f"{what} {chunk.id!r} contains a NUL character (\\x00), which no store keeps: "
