@@ -22,9 +22,7 @@ SOURCES = sorted(REPO.glob("packages/*/src/*/**/*.py"))
 
 #: Imports waiting for their owner to publish the name, as (file, target).
 #: Remove an entry when the import goes; nothing may be added here.
-PENDING = {
-    ("packages/jw-rag/src/jw_rag/chunkers/_pieces.py", "jw_core.sentences._SentenceCursor"),
-}
+PENDING: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)
