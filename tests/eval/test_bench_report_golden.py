@@ -51,7 +51,8 @@ def test_markdown_report_leads_with_the_summary_table() -> None:
     assert md.index("## Summary") < md.index("## Variants") < md.index("### All questions")
     para = next(v for v in report["variants"] if v["name"] == "paragraph")
     es = para["by_language"]["es"]["metrics"]
-    row = f"| paragraph (shipped default) | es | {para['by_language']['es']['mean_chunk_chars']:.0f} | " + " | ".join(
-        f"{es[n]['value']:.3f}" for n in ("ndcg@10", "ndcg@2000c", "ndcg@4000c")
+    row = (
+        f"| paragraph (shipped default) | es | {para['by_language']['es']['mean_chunk_chars']:.0f} | "
+        + " | ".join(f"{es[n]['value']:.3f}" for n in ("ndcg@10", "ndcg@2000c", "ndcg@4000c"))
     )
     assert row in md
