@@ -3,7 +3,7 @@ embedder, six questions per language, two peers added to the listed
 variants) must give the stored report exactly, timings and paths aside. A
 deliberate change to the report regenerates the file with the command
 
-    jw --embedder fake eval chunker-bench --variants "paragraph,semantic:windows=0+none,langchain-recursive:400" \
+    jw --embedder fake eval chunker-bench --variants "paragraph,semantic:window_chars=0+none,langchain-recursive:400" \
         --limit 6 --per-language --peers "langchain-recursive:1000,semchunk:1500" --report json --out r.json
 
 passed through :func:`stable`, and moves ``schema_version`` when the shape changes."""
@@ -19,7 +19,7 @@ from jw_rag.embed import FakeEmbedder
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "bench_report_bundled.json"
 OPTIONS = BenchOptions(
-    variants="paragraph,semantic:windows=0+none,langchain-recursive:400",
+    variants="paragraph,semantic:window_chars=0+none,langchain-recursive:400",
     limit=6,
     limit_per_language=True,
     peers="langchain-recursive:1000,semchunk:1500",

@@ -260,7 +260,7 @@ def test_relevant_delivery_keeps_the_hits_and_adds_context() -> None:
 
 def test_windows_per_variant_and_lifts_over_the_best_peer() -> None:
     opts = BenchOptions(
-        variants="paragraph:units=off,paragraph:units=off,windows=0+none,"
+        variants="paragraph:units=off,paragraph:units=off,window_chars=0+none,"
         "chonkie-recursive:200,semchunk:200",
         dataset=SQUAD,
         k=3,
@@ -268,12 +268,12 @@ def test_windows_per_variant_and_lifts_over_the_best_peer() -> None:
     report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
     assert report["config"]["window_chars"] == 2000
     windowed = _variant(report, "paragraph:units=off")
-    plain = _variant(report, "paragraph:units=off,windows=0+none")
+    plain = _variant(report, "paragraph:units=off,window_chars=0+none")
     # windows are index units beside the chunks: they are not counted as chunks
     assert windowed["n_windows"] > 0 and windowed["n_chunks"] == plain["n_chunks"]
     assert plain["n_windows"] == 0 and _variant(report, "semchunk:200")["n_windows"] == 0
     deltas = report["peer_deltas"]["ndcg@2000c"]
-    assert set(deltas) == {"paragraph:units=off", "paragraph:units=off,windows=0+none"}
+    assert set(deltas) == {"paragraph:units=off", "paragraph:units=off,window_chars=0+none"}
     entry = deltas["paragraph:units=off"]["en"]
     peers = {
         name: _variant(report, name)["metrics"]["ndcg@2000c"]["value"]
@@ -282,5 +282,5 @@ def test_windows_per_variant_and_lifts_over_the_best_peer() -> None:
     assert entry["peer"] == max(peers, key=peers.get)
     assert entry["peer_value"] == pytest.approx(max(peers.values()))
     assert entry["ci95"][0] <= entry["lift"] <= entry["ci95"][1]
-    with pytest.raises(ConfigError, match="windows must be"):
-        parse_variants("paragraph:windows=-3")
+    with pytest.raises(ConfigError, match="window_chars must be"):
+        parse_variants("paragraph:window_chars=-3")

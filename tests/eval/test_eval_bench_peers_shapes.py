@@ -133,7 +133,7 @@ def test_no_shipped_default_when_the_run_is_not_the_shipped_pipeline() -> None:
     md = render_report(report, "md")
     assert "(shipped default)" not in md and "No variant is the shipped default" in md
     assert "## Against the best peer" not in md
-    for variants in ("paragraph:windows=0", "paragraph+none", "paragraph:max_chars=900"):
+    for variants in ("paragraph:window_chars=0", "paragraph+none", "paragraph:max_chars=900"):
         opts = BenchOptions(variants=variants, dataset=SQUAD, peers="none")
         report = run_chunker_bench(opts, embedder=FakeEmbedder()).report
         assert report["config"]["shipped_default"] is None, variants

@@ -10,8 +10,8 @@ from jw_rag.units import NO_UNITS, UnitRules
 
 
 def test_units_off_indexes_the_chunks_as_made() -> None:
-    spec = parse_variant("paragraph:units=off,windows=0+none")
-    assert spec.units == NO_UNITS and spec.windows == 0 and spec.expand == "none"
+    spec = parse_variant("paragraph:units=off,window_chars=0+none")
+    assert spec.units == NO_UNITS and spec.window_chars == 0 and spec.expand == "none"
 
 
 def test_unit_sizes_change_only_what_they_name() -> None:

@@ -58,7 +58,7 @@ def test_neighbors_window_and_dedup(store: SQLiteStore) -> None:
     hits = retrieve(store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors")
     assert _paras(hits[0]) == [0, 1, 2]
     hits = retrieve(
-        store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors", window=2
+        store, "Ezekiel 18:4 the soul who sins will die", k=1, expand="neighbors", reach=2
     )
     assert _paras(hits[0]) == [0, 1, 2, 3]
     # two adjacent hits: the second one's context was already delivered, nothing twice
@@ -118,7 +118,7 @@ def test_relevant_brings_neighbours_as_close_to_the_query_as_the_weakest_hit(
     # k counts delivered hits: the folded zebra hit leaves room for the next one
     assert len(hits) == 2 and not {0, 1} & set(_paras(hits[1]))
     # plain neighbours take whatever is next to the hit
-    wide = retrieve(s, "zebra savanna", k=2, expand="neighbors", window=2)
+    wide = retrieve(s, "zebra savanna", k=2, expand="neighbors", reach=2)
     assert _paras(wide[0]) == [0, 1, 2, 3]
 
 
@@ -145,16 +145,16 @@ def test_budget_pays_for_the_hit_then_its_nearest_neighbours(store: SQLiteStore)
     t = [approx_tokens(p) for p in ARTICLE]
     # the hit (paragraph 1) and, at equal distance, the paragraph before it first
     assert _paras(
-        retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0])[0]
+        retrieve(store, q, k=1, expand="neighbors", reach=2, max_context_tokens=t[1] + t[0])[0]
     ) == [0, 1]
     assert _paras(
         retrieve(
-            store, q, k=1, expand="neighbors", window=2, max_context_tokens=t[1] + t[0] + t[2]
+            store, q, k=1, expand="neighbors", reach=2, max_context_tokens=t[1] + t[0] + t[2]
         )[0]
     ) == [0, 1, 2]
     # the next one out (paragraph 3) only when everything nearer is paid for
     assert _paras(
-        retrieve(store, q, k=1, expand="neighbors", window=2, max_context_tokens=sum(t[:4]))[0]
+        retrieve(store, q, k=1, expand="neighbors", reach=2, max_context_tokens=sum(t[:4]))[0]
     ) == [0, 1, 2, 3]
     # a budget below the hit itself still delivers the first hit, alone
     assert _paras(retrieve(store, q, k=1, expand="neighbors", max_context_tokens=1)[0]) == [1]

@@ -283,7 +283,7 @@ _OPEN = (
 def test_window_and_k_bounds_in_retrieve(tmp_path: Path, store: Path) -> None:
     before = snapshot(store)
     calls = [
-        "retrieve(store, 'water', expand='neighbors', window=10**9)",
+        "retrieve(store, 'water', expand='neighbors', reach=10**9)",
         "retrieve(store, 'water', k=10**20, mode='bm25')",
         "retrieve(store, 'water', k=10**20, mode='hybrid')",
         "store.search('water', 10**20, mode='bm25')",

@@ -152,7 +152,7 @@ def test_absurd_k_and_window_are_refused(tmp_path: Path) -> None:
     store.replace_source("d", ParagraphChunker().chunk(["Soul and death."], "d"))
     for call in (
         lambda: retrieve(store, "soul", k=10**20),
-        lambda: retrieve(store, "soul", expand="neighbors", window=10**9),
+        lambda: retrieve(store, "soul", expand="neighbors", reach=10**9),
         lambda: store.search("soul", 10**20, mode="bm25"),
     ):
         with pytest.raises(ConfigError) as info:
