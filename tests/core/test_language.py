@@ -130,3 +130,14 @@ def test_import_loads_no_model() -> None:
 )
 def test_normalize_language(code: str | None, expected: str | None) -> None:
     assert normalize_language(code) == expected
+
+
+def test_load_language_model_loads_once_and_detection_agrees() -> None:
+    from jw_core import language
+
+    language._model.cache_clear()
+    language.load_language_model()
+    assert language._model.cache_info().currsize == 1
+    language.load_language_model()
+    assert language._model.cache_info().hits >= 1
+    assert detect_language("El alma es la persona entera, según las Escrituras hebreas.") == "es"

@@ -148,9 +148,9 @@ def test_budget_pays_for_the_hit_then_its_nearest_neighbours(store: SQLiteStore)
         retrieve(store, q, k=1, expand="neighbors", reach=2, max_context_tokens=t[1] + t[0])[0]
     ) == [0, 1]
     assert _paras(
-        retrieve(
-            store, q, k=1, expand="neighbors", reach=2, max_context_tokens=t[1] + t[0] + t[2]
-        )[0]
+        retrieve(store, q, k=1, expand="neighbors", reach=2, max_context_tokens=t[1] + t[0] + t[2])[
+            0
+        ]
     ) == [0, 1, 2]
     # the next one out (paragraph 3) only when everything nearer is paid for
     assert _paras(

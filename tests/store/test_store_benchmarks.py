@@ -49,19 +49,28 @@ def test_ingest_throughput_bench_runs(tmp_path: Path, capsys: pytest.CaptureFixt
             "--json",
             str(out_json),
             "--compare",
+            "--repeat",
+            "2",
         ]
     )
-    assert result is not None and result["documents"] == 3
+    assert result is not None and result["documents"] == 3 and result["repeat"] == 2
     before = result["before"]
     assert before["paragraphs"] == result["paragraphs"] and before["texts"] > 0
     # chunks and their window units are embedded, each once: more texts than chunks alone
     assert result["texts"] > result["paragraphs"] // 2 > 0
     assert result["cold_pps"] > 0 and result["warm_pps"] > 0 and result["raw_s"] > 0
     assert 0 < result["share_of_raw_rate"] and result["query_ms_median"] > 0
+    assert result["raw_paragraphs_s"] > 0 and result["share_of_paragraph_rate"] > 0
+    ratio = result["model_time_per_paragraph"]
+    assert ratio == result["raw_s"] / result["raw_paragraphs_s"]
+    assert result["cold_cpu_s"] > 0 and result["share_of_paragraph_rate_cpu"] > 0
+    assert result["model_cpu_per_paragraph"] == result["raw_cpu_s"] / result["raw_paragraphs_cpu_s"]
     assert json.loads(out_json.read_text("utf-8"))["texts"] == result["texts"]
     out = capsys.readouterr().out
     assert "of the raw rate" in out and "warm cache" in out and "query (retrieve" in out
     assert "texts per paragraph:" in out and "before retrieval units" in out
+    assert "of the raw rate in paragraphs" in out and "medians of 2 interleaved runs" in out
+    assert "in CPU time of this process" in out
 
 
 def test_ingest_throughput_bench_skips_without_data(
@@ -69,3 +78,10 @@ def test_ingest_throughput_bench_skips_without_data(
 ) -> None:
     assert _load("ingest_throughput").main(["--data", str(tmp_path / "absent")]) is None
     assert "skipped" in capsys.readouterr().out
+
+
+def test_ingest_throughput_bench_refuses_no_repeat() -> None:
+    with pytest.raises(SystemExit, match="--repeat must be 1 or more, got 0"):
+        _load("ingest_throughput").main(
+            ["--embedder", "fake", "--data", str(BUNDLED / "en"), "--limit", "1", "--repeat", "0"]
+        )

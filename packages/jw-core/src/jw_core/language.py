@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from py3langid.langid import LanguageIdentifier
 
-__all__ = ["SUPPORTED_LANGUAGES", "detect_language", "normalize_language"]
+__all__ = ["SUPPORTED_LANGUAGES", "detect_language", "load_language_model", "normalize_language"]
 
 SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "es", "pt")
 
@@ -179,6 +179,13 @@ def _model() -> LanguageIdentifier:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def load_language_model() -> None:
+    """Load the statistical language identifier now (about a second, once per
+    process) instead of in the first :func:`detect_language` call that needs it:
+    for a server before its first request, or a benchmark before its clock."""
+    _model()
 
 
 @lru_cache(maxsize=32)
