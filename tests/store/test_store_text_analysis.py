@@ -56,3 +56,48 @@ def test_match_expression_quotes_raw_terms(terms: list[str]) -> None:
         conn.execute("SELECT * FROM t WHERE t MATCH ?", (expression,)).fetchall()
     else:
         assert all(not t.replace("\x00", "") for t in terms)
+
+
+def _terms_without_cache(text: str, language: str | None) -> str:
+    """The analysis as written before terms were cached, word list at a time."""
+    import Stemmer
+
+    from jw_rag.store._tokens import STEMMED_LANGUAGES, _words, fold
+
+    words = _words(text)
+    if language not in STEMMED_LANGUAGES:
+        terms = [fold(w) for w in words]
+    elif language == "en":
+        terms = Stemmer.Stemmer("english").stemWords([fold(w) for w in words])
+    else:
+        stemmer = Stemmer.Stemmer(STEMMED_LANGUAGES[language])
+        terms = [fold(w) for w in stemmer.stemWords(words)]
+    return " ".join(t for t in terms if t)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list("aeiouáéíóúãõçñü nrstlcdmpbgvhfAÁÉÇ-'·")), max_size=80
+    ),
+    language=st.sampled_from(["en", "es", "pt", None, "fr"]),
+)
+def test_cached_terms_are_the_terms_of_the_whole_list(text: str, language: str | None) -> None:
+    from jw_rag.store._tokens import analyse
+
+    assert analyse(text, language) == _terms_without_cache(text, language)
+    assert analyse(text, language) == analyse(text, language)  # a cache hit gives the same
+
+
+def test_term_cache_is_bounded_and_shared_by_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jw_rag.store._tokens import _term, analyse
+
+    words = [f"corações{i} canções{i} running{i}" for i in range(70_000)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: analyse(t, "pt"), words[:2000]))
+    assert got == [_terms_without_cache(t, "pt") for t in words[:2000]]
+    for text in words:
+        analyse(text, "en")
+    assert _term.cache_info().currsize <= _term.cache_info().maxsize

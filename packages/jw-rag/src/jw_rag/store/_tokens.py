@@ -14,6 +14,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 import Stemmer
 
@@ -50,12 +51,21 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def _stem_words(words: list[str], language: str | None) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def _term(word: str, language: str | None) -> str:
+    """The index term of one lowercase ``word`` (stemmed, accents folded).
+
+    Cached: a window unit repeats its members' words, and a corpus repeats
+    its vocabulary, so most words of an ingest were analysed before."""
     if language not in STEMMED_LANGUAGES:
-        return [fold(w) for w in words]
+        return fold(word)
     if language in _FOLD_FIRST:
-        return _stemmer(language).stemWords([fold(w) for w in words])
-    return [fold(w) for w in _stemmer(language).stemWords(words)]
+        return _stemmer(language).stemWord(fold(word))
+    return fold(_stemmer(language).stemWord(word))
+
+
+def _stem_words(words: list[str], language: str | None) -> list[str]:
+    return [_term(w, language) for w in words]
 
 
 def analyse(text: str, language: str | None) -> str:
