@@ -14,6 +14,13 @@ import pytest
 from jw_gen.errors import GenerationError
 from jw_gen.providers._ollama import OllamaProvider
 from jw_gen.providers._openai import OpenAIProvider
+from jw_rag.chunker import chunk_paragraphs
+from jw_rag.chunkers import get_chunker
+from jw_rag.chunkers.base import check_sizes
+from jw_rag.errors import ConfigError, shown_value
+from jw_rag.ingest import ingest_documents, source_kind
+from jw_rag.renames import RenamedWarning, renamed
+from jw_rag.retrieve import expand_hits
 
 # --- providers: every failure is one GenerationError line ---------------------
 
@@ -96,3 +103,53 @@ def test_a_missing_sdk_names_the_pip_command_and_the_checkout_one(
         "`pip install 'jw-gen[ollama]'` (in a checkout: "
         "`uv sync --all-packages --extra ollama` at the repository root)"
     )
+
+
+# --- a hostile value keeps its error line short -------------------------------
+
+HUGE_TEXT = "x" * 100_000
+HUGE_INT = 10**5000  # too long for str(): printing it raised a ValueError of its own
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: get_chunker("paragraph", max_chars=HUGE_TEXT),
+        lambda: get_chunker("semantic", min_chars=HUGE_INT),
+        lambda: chunk_paragraphs(["a b"], "s", max_chars=HUGE_INT),
+        lambda: check_sizes(HUGE_TEXT, 0),
+        lambda: expand_hits(None, [], reach=HUGE_INT),  # type: ignore[arg-type]
+        lambda: expand_hits(None, [], reach=HUGE_TEXT),  # type: ignore[arg-type]
+        lambda: renamed("retrieve()", "window", HUGE_TEXT, "reach", 1),
+        lambda: renamed("retrieve()", "window", HUGE_INT, "reach", 1),
+        lambda: ingest_documents(None, [], window_chars=HUGE_TEXT),  # type: ignore[arg-type]
+        lambda: source_kind(HUGE_TEXT),
+    ],
+    ids=["option-text", "option-int", "chunk_paragraphs", "check_sizes", "reach-int",
+         "reach-text", "renamed-text", "renamed-int", "window_chars", "kind"],
+)  # fmt: skip
+def test_a_huge_value_is_quoted_cut_in_a_one_line_config_error(call) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConfigError) as err:
+        call()
+    line = str(err.value)
+    assert "\n" not in line and len(line) < 260, line[:300]
+    assert "..." in line or "an integer of about 5001 digits" in line
+
+
+def test_shown_value_cuts_long_values_and_keeps_short_ones() -> None:
+    assert shown_value("abc") == "'abc'"
+    assert shown_value(1500) == "1500"
+    assert shown_value(float("nan")) == "nan"
+    assert shown_value("y" * 100) == "'" + "y" * 56 + "..."
+    assert len(shown_value("y" * 100)) == 60
+    assert shown_value(-(10**5000)) == "<an integer of about 5001 digits>"
+    assert shown_value(10**50) == str(10**50)
+
+
+# --- renamed names: NaN under both names is a bad value, not a disagreement -----
+
+
+def test_nan_under_the_old_and_the_new_name_is_refused_as_a_bad_reach() -> None:
+    with pytest.warns(RenamedWarning), pytest.raises(ConfigError) as err:
+        expand_hits(None, [], window=float("nan"), reach=float("nan"))  # type: ignore[arg-type]
+    assert str(err.value) == "reach must be a number of chunks each way from 0 to 50, got nan"
