@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from jw_eval.bench.chunking import VariantChunker
+from jw_eval.bench.variants import parse_variant
 from jw_gen.errors import GenerationError
 from jw_gen.providers._ollama import OllamaProvider
 from jw_gen.providers._openai import OpenAIProvider
 from jw_rag.chunker import chunk_paragraphs
-from jw_rag.chunkers import get_chunker
+from jw_rag.chunkers import get_chunker, parse_chunker_spec
 from jw_rag.chunkers.base import check_sizes
 from jw_rag.errors import ConfigError, shown_value
 from jw_rag.ingest import ingest_documents, source_kind
@@ -153,3 +155,46 @@ def test_nan_under_the_old_and_the_new_name_is_refused_as_a_bad_reach() -> None:
     with pytest.warns(RenamedWarning), pytest.raises(ConfigError) as err:
         expand_hits(None, [], window=float("nan"), reach=float("nan"))  # type: ignore[arg-type]
     assert str(err.value) == "reach must be a number of chunks each way from 0 to 50, got nan"
+
+
+# --- chunker specs and bench variants -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["paragraph:max_chars=500,max_chars=900", "semantic:overflow=0.2, overflow=0.2",
+     "paragraph:reach=2,reach=3", "paragraph:window_chars=0,window_chars=10"],
+)  # fmt: skip
+def test_an_option_given_twice_in_a_spec_is_refused_not_overridden(spec: str) -> None:
+    key = spec.split(":")[1].split("=")[0]
+    with pytest.raises(ConfigError) as err:
+        parse_chunker_spec(spec)
+    assert str(err.value) == f"chunker spec {spec!r}: option {key!r} is given twice; give it once"
+    with pytest.raises(ConfigError, match="is given twice"):
+        parse_variant(spec)
+
+
+def test_a_number_too_long_to_convert_is_not_read_as_infinity() -> None:
+    digits = "9" * 5000
+    assert parse_chunker_spec(f"paragraph:max_chars={digits}")[1]["max_chars"] == digits
+    with pytest.raises(ConfigError) as err:
+        get_chunker(f"paragraph:max_chars={digits}")
+    assert str(err.value) == f"max_chars must be a whole number, got '{'9' * 56}..."
+    # what a spec held before: whole numbers, decimals and words
+    assert parse_chunker_spec("s:a=12,b=-3,c=1_000,d=0.5,e=1e3,f=x,g=true")[1] == {
+        "a": 12, "b": -3, "c": 1000, "d": 0.5, "e": 1000.0, "f": "x", "g": True,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", ["paragraph:window=2", "semantic:reachh=1"])
+def test_an_unknown_variant_option_also_names_the_variant_options(variant: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        VariantChunker(parse_variant(variant))
+    line = str(err.value)
+    assert line.startswith(f"variant {variant!r}: chunker ")
+    assert "has no option" in line and "\n" not in line
+    assert line.endswith(
+        "; a variant also takes reach (chunks each way a delivery adds), window_chars (window "
+        "units' size in characters, 0: none), units=off, passage_chars, split_above, "
+        "group_below, pooled, wide"
+    )
