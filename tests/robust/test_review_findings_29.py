@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from jw_core import SentenceCursor
 from jw_eval.bench.chunking import VariantChunker
 from jw_eval.bench.variants import parse_variant
 from jw_gen.errors import GenerationError
@@ -221,3 +222,47 @@ def test_a_long_paragraph_without_sentence_ends_is_cut_in_linear_time() -> None:
         assert max(len(c.text) for c in chunks) <= 60
         assert " ".join(c.text for c in chunks).split() == text.split()
     assert took[1] / took[0] < 48, took  # 16x when linear, ~256x when quadratic
+
+
+# --- jw_core.SentenceCursor is public: bad input is one line, never a hang ------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"step": -1}, "SentenceCursor step must be a whole number of characters >= 0 "
+                       "(0: the default), got -1"),
+        ({"window": -5}, "SentenceCursor window must be a whole number of characters >= 0 "
+                         "(0: the default), got -5"),
+        ({"step": 0.5}, "SentenceCursor step must be a whole number of characters >= 0 "
+                        "(0: the default), got 0.5"),
+        ({"window": True}, "SentenceCursor window must be a whole number of characters >= 0 "
+                           "(0: the default), got True"),
+    ],
+)  # fmt: skip
+def test_a_sentence_cursor_refuses_bad_settings(kwargs: dict[str, object], message: str) -> None:
+    # step=-1 used to loop for ever on the first position asked for
+    with pytest.raises(ValueError) as err:
+        SentenceCursor("One. Two here. Three. " * 200, **kwargs)  # type: ignore[arg-type]
+    assert str(err.value) == message
+
+
+def test_a_sentence_cursor_refuses_a_text_that_is_not_str() -> None:
+    with pytest.raises(TypeError, match=r"^SentenceCursor takes a str, got bytes$"):
+        SentenceCursor(b"One. Two.")  # type: ignore[arg-type]
+
+
+def test_a_sentence_cursor_refuses_positions_it_cannot_answer() -> None:
+    text = "One. Two here. Three. " * 200
+    cursor = SentenceCursor(text)
+    assert cursor.sentence_at(2000) == (1994, 1995, 2001, 2002)
+    for bad in (10, 1999, len(text) + 1, 2500.0):  # back (was a bare AssertionError), past the end
+        with pytest.raises(ValueError) as err:
+            cursor.sentence_at(bad)  # type: ignore[arg-type]
+        assert str(err.value) == (
+            f"SentenceCursor.sentence_at takes a position from 2000 (the last one asked) to "
+            f"{len(text)} (the text's length), got {bad!r}; make a new cursor to go back"
+        )
+    assert cursor.sentence_at(2000) == (1994, 1995, 2001, 2002)  # the same position again
+    assert cursor.sentence_at(len(text)) == (4392, 4393, 4399, None)
+    assert SentenceCursor(text).sentence_at(10) == (4, 5, 14, 15)
