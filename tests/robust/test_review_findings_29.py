@@ -266,3 +266,42 @@ def test_a_sentence_cursor_refuses_positions_it_cannot_answer() -> None:
     assert cursor.sentence_at(2000) == (1994, 1995, 2001, 2002)  # the same position again
     assert cursor.sentence_at(len(text)) == (4392, 4393, 4399, None)
     assert SentenceCursor(text).sentence_at(10) == (4, 5, 14, 15)
+
+
+# --- packaging: a jw-eval installed without its data still runs -----------------
+
+_WITHOUT_DATA = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "import importlib.resources as resources\n"
+    "real = resources.files\n"
+    "# jw-eval's data is not there (set before jw_eval is imported)\n"
+    "resources.files = lambda p: Path(sys.argv[1]) if p == 'jw_eval' else real(p)\n"
+    "from jw_cli.app import main\n"
+    "sys.exit(main(sys.argv[2:]))\n"
+)
+
+
+def test_without_the_bundled_corpus_jw_runs_and_dataset_still_works(tmp_path: Path) -> None:
+    from jw_eval.bench import DEFAULT_DATASET
+
+    def jw(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", _WITHOUT_DATA, str(tmp_path / "empty"), *argv],
+            capture_output=True, text=True, timeout=300,
+            env={**os.environ, "JW_HOME": str(tmp_path / "home"), "JW_EMBEDDER": "fake"},
+        )  # fmt: skip
+
+    bench = ["eval", "chunker-bench", "--limit", "2", "--peers", "none", "--variants",
+             "paragraph", "--out", str(tmp_path / "r.md")]  # fmt: skip
+    # importing the bench used to look the corpus up: every jw command stopped there
+    assert jw("--help").returncode == 0
+    given = jw(*bench, "--dataset", str(DEFAULT_DATASET))
+    assert given.returncode == 0, given.stderr
+    missing = jw(*bench)
+    assert missing.returncode == 2
+    where = tmp_path / "empty" / "data" / "chunker_bench"
+    assert missing.stderr == (
+        f"error: jw-eval's bundled chunker_bench is missing ({where}): reinstall jw-eval "
+        "(pip install --force-reinstall jw-eval) or pass --dataset\n"
+    )

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from jw_eval.bench.peers import peer_ranges
 from jw_eval.bench.variants import VARIANT_OPTIONS, VariantSpec
-from jw_eval.bundled import bundled_path
+from jw_eval.bundled import bundled_location
 from jw_eval.datasets.model import BenchDocument
 from jw_eval.spans import DocRange, doc_range_to_span, span_to_doc_range
 from jw_rag.chunk_ids import link_in_order, unit_id
@@ -23,7 +23,7 @@ __all__ = ["LLM_BENCH_DEFAULTS", "VariantChunker", "chunk_range"]
 #: The ``llm`` variant's defaults: the rule-based provider and the bundled answer cache.
 LLM_BENCH_DEFAULTS = {
     "provider": "heuristic",
-    "cache_dir": str(bundled_path("llm_cache")),
+    "cache_dir": str(bundled_location("llm_cache")),
 }
 
 
