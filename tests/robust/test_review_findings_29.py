@@ -305,3 +305,18 @@ def test_without_the_bundled_corpus_jw_runs_and_dataset_still_works(tmp_path: Pa
         f"error: jw-eval's bundled chunker_bench is missing ({where}): reinstall jw-eval "
         "(pip install --force-reinstall jw-eval) or pass --dataset\n"
     )
+
+
+# --- a size the user did not give is named with the fix ---------------------------
+
+
+def test_a_max_chars_below_the_default_min_chars_says_what_to_change(tmp_path: Path) -> None:
+    # the user gave only max_chars=6; min_chars is its default, 80
+    text = tmp_path / "t.txt"
+    text.write_text("Rivers carry silt. The delta grows.")
+    run = _jw(tmp_path, "rag", "chunk", str(text), "--chunker", "paragraph:max_chars=6", env={})
+    assert run.returncode == 2
+    assert run.stderr == (
+        "error: min_chars must be between 0 and max_chars (6), got 80: give a min_chars of at "
+        "most 6 or a max_chars of at least 80\n"
+    )

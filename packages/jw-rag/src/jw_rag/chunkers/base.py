@@ -46,7 +46,10 @@ def check_sizes(max_chars: object, min_chars: object) -> tuple[int, int]:
     top = whole("max_chars", max_chars, low=1)
     bottom = whole("min_chars", min_chars)
     if bottom > top:
-        raise ConfigError(f"min_chars must be between 0 and max_chars ({top}), got {bottom}")
+        raise ConfigError(
+            f"min_chars must be between 0 and max_chars ({top}), got {bottom}: give a min_chars "
+            f"of at most {top} or a max_chars of at least {bottom}"
+        )
     return top, bottom
 
 
