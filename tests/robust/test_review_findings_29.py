@@ -18,7 +18,7 @@ from jw_gen.errors import GenerationError
 from jw_gen.providers._ollama import OllamaProvider
 from jw_gen.providers._openai import OpenAIProvider
 from jw_rag.chunker import chunk_paragraphs
-from jw_rag.chunkers import get_chunker, parse_chunker_spec
+from jw_rag.chunkers import ChunkerBase, get_chunker, parse_chunker_spec
 from jw_rag.chunkers.base import check_sizes
 from jw_rag.errors import ConfigError, shown_value
 from jw_rag.ingest import ingest_documents, source_kind
@@ -319,4 +319,20 @@ def test_a_max_chars_below_the_default_min_chars_says_what_to_change(tmp_path: P
     assert run.stderr == (
         "error: min_chars must be between 0 and max_chars (6), got 80: give a min_chars of at "
         "most 6 or a max_chars of at least 80\n"
+    )
+
+
+# --- a chunker written on ChunkerBase is told what it lacks -----------------------
+
+
+@pytest.mark.parametrize("lacks", ["name", "version"])
+def test_a_chunker_on_the_base_without_name_or_version_says_so(lacks: str) -> None:
+    stated = {"name": "mine", "version": "1"}
+    del stated[lacks]
+    Mine = type("Mine", (ChunkerBase,), {**stated, "_pieces_for": lambda self, doc: []})
+    with pytest.raises(ConfigError) as err:  # was AttributeError: no attribute 'name'
+        Mine().chunk(["Some text."], "s")
+    assert str(err.value) == (
+        f"chunker Mine does not state its {lacks}: give the class a `{lacks}` string "
+        "(ChunkerBase needs name, version and _pieces_for)"
     )

@@ -124,6 +124,12 @@ class ChunkerBase:
         metadata: Mapping[str, Any] | None = None,
     ) -> list[Chunk]:
         """The chunks of one source: see the module docstring."""
+        for stated in ("name", "version"):
+            if not isinstance(getattr(self, stated, None), str):
+                raise ConfigError(
+                    f"chunker {type(self).__name__} does not state its {stated}: give the class "
+                    f"a `{stated}` string (ChunkerBase needs name, version and _pieces_for)"
+                )
         doc = self._read(paragraphs, source_id, metadata)
         return self._build(doc, self._pieces_for(doc))
 
