@@ -211,7 +211,8 @@ BAD_SIZES = [
     ({"max_chars": 0}, "max_chars must be from 1 to 1000000000, got 0"),
     (
         {"max_chars": 100, "min_chars": 200},
-        "min_chars must be between 0 and max_chars (100), got 200",
+        "min_chars must be between 0 and max_chars (100), got 200: give a min_chars of at most "
+        "100 or a max_chars of at least 200",
     ),
     ({"min_chars": -1}, "min_chars must be from 0 to 1000000000, got -1"),
     (

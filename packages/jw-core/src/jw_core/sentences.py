@@ -296,11 +296,20 @@ class SentenceCursor:
 
     __slots__ = (
         "_at", "_caseless", "_ends", "_exact", "_k", "_n", "_nxts", "_pos", "_region", "_resume",
-        "_saved", "_start", "_step", "_text", "_window", "first_start", "tail_end",
+        "_asked", "_saved", "_start", "_step", "_text", "_window", "first_start", "tail_end",
     )  # fmt: skip
 
     def __init__(self, text: str, *, window: int = 0, step: int = 0) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"SentenceCursor takes a str, got {type(text).__name__}")
+        for name, value in (("window", window), ("step", step)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(
+                    f"SentenceCursor {name} must be a whole number of characters >= 0 "
+                    f"(0: the default), got {value!r:.60}"
+                )
         self._text = text
+        self._asked = 0
         self._n = len(text)
         self._caseless = text.islower()
         self.first_start = self._n - len(text.lstrip())
@@ -359,8 +368,15 @@ class SentenceCursor:
         """``(prev_end, start, end, next_start)`` of the first sentence that
         ends at or after ``t``: the end of the sentence before it (``None``
         for the first), its span, and where the next one starts (``None`` for
-        the last)."""
+        the last). ``t`` is from 0 to ``len(text)`` and never below the position
+        asked for before (a ``ValueError`` otherwise: ask a new cursor)."""
         text, n, window = self._text, self._n, self._window
+        if isinstance(t, bool) or not isinstance(t, int) or not self._asked <= t <= n:
+            raise ValueError(
+                f"SentenceCursor.sentence_at takes a position from {self._asked} (the last one "
+                f"asked) to {n} (the text's length), got {t!r:.60}; make a new cursor to go back"
+            )
+        self._asked = t
         x = t - window
         if x - self._at > window:
             while x > self._at and not text[x].isalnum():

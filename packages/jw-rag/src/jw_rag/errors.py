@@ -45,6 +45,7 @@ __all__ = [
     "extra_hint",
     "install_command",
     "llm_extra_missing",
+    "shown_value",
 ]
 
 
@@ -71,6 +72,19 @@ class MissingDependencyError(ConfigError, ImportError):
         self.package = package
         self.extra = extra
         self.dist = dist
+
+
+#: The longest value an error message quotes (a hostile value keeps its line short).
+SHOWN_CHARS = 60
+
+
+def shown_value(value: object, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters (``...``
+    marks the cut); an integer too long to print is shown by its digit count."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        return f"<an integer of about {int(value.bit_length() * 0.30103) + 1} digits>"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def install_command(extra: str) -> str:

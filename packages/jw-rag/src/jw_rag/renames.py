@@ -22,7 +22,7 @@ import warnings
 from dataclasses import dataclass
 from typing import TypeVar
 
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 
 __all__ = ["RENAMED", "Renamed", "RenamedWarning", "renamed", "warn_renamed"]
 
@@ -80,10 +80,17 @@ def renamed(
     function that takes the argument)."""
     if old_value is None:
         return new_value
-    if new_value is not None and new_value != old_value:
+    if new_value is not None and new_value != old_value and not _both_nan(old_value, new_value):
         raise ConfigError(
-            f"{where}: {old}={old_value!r} and {new}={new_value!r} disagree; {old} is the old "
+            f"{where}: {old}={shown_value(old_value)} and {new}={shown_value(new_value)} disagree; "
+            f"{old} is the old "
             f"name of {new}: pass {new} only"
         )
     warn_renamed(where, old, new, stacklevel=stacklevel + 1)
     return old_value
+
+
+def _both_nan(a: object, b: object) -> bool:
+    """True when ``a`` and ``b`` are both NaN: the same value, which the new
+    name's own check then refuses (it is not a disagreement)."""
+    return isinstance(a, float) and isinstance(b, float) and a != a and b != b

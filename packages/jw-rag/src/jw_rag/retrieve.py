@@ -73,7 +73,7 @@ from jw_rag.defaults import (
     SearchMode,
 )
 from jw_rag.embed.protocol import embed_queries
-from jw_rag.errors import ConfigError, StaleIndexError
+from jw_rag.errors import ConfigError, StaleIndexError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.segments import best_run, run_values
@@ -241,7 +241,8 @@ def _check_reach(reach: object) -> None:
         if isinstance(reach, int) and not isinstance(reach, bool) and reach > MAX_REACH:
             hint = " (the size of window units in characters is window_chars, set at ingestion)"
         raise ConfigError(
-            f"reach must be a number of chunks each way from 0 to {MAX_REACH}, got {reach!r}{hint}"
+            f"reach must be a number of chunks each way from 0 to {MAX_REACH}, got "
+            f"{shown_value(reach)}{hint}"
         )
 
 

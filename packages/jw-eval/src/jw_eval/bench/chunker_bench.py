@@ -98,7 +98,7 @@ from jw_eval.bench.runner import (
 from jw_eval.bench.summary import BASELINE, lift_table, peer_lift_table, summarise_variant
 from jw_eval.bench.variants import VariantSpec, parse_peers, parse_variants, with_peers
 from jw_eval.bootstrap import RESAMPLES, SEED
-from jw_eval.bundled import bundled_path
+from jw_eval.bundled import bundled_location, bundled_path
 from jw_eval.datasets import load_dataset
 from jw_eval.datasets.model import Dataset
 from jw_eval.shapes import check_shape, reshape
@@ -113,8 +113,9 @@ from jw_rag.errors import ConfigError, extra_hint
 
 __all__ = ["DEFAULT_DATASET", "BenchOptions", "BenchResult", "run_chunker_bench"]
 
-#: The bundled corpus (doctrinal_queries.yaml + corpus/), installed inside the package.
-DEFAULT_DATASET = bundled_path("chunker_bench")
+#: The bundled corpus (doctrinal_queries.yaml + corpus/), installed inside the package
+#: (checked when a run reads it: without it, ``dataset`` still works).
+DEFAULT_DATASET = bundled_location("chunker_bench")
 
 
 @dataclass
@@ -178,7 +179,7 @@ def _load(options: BenchOptions) -> tuple[Dataset, str]:
         ds = load_dataset(path, format=options.format or "yaml", corpus_dir=options.corpus_dir)
         ds = ds.for_language(options.language)
     else:
-        path = options.dataset or DEFAULT_DATASET
+        path = options.dataset or bundled_path("chunker_bench")
         ds = load_dataset(
             path, format=options.format, language=options.language, corpus_dir=options.corpus_dir
         )

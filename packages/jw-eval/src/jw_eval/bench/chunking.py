@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from jw_eval.bench.peers import peer_ranges
-from jw_eval.bench.variants import VariantSpec
-from jw_eval.bundled import bundled_path
+from jw_eval.bench.variants import VARIANT_OPTIONS, VariantSpec
+from jw_eval.bundled import bundled_location
 from jw_eval.datasets.model import BenchDocument
 from jw_eval.spans import DocRange, doc_range_to_span, span_to_doc_range
 from jw_rag.chunk_ids import link_in_order, unit_id
 from jw_rag.chunkers import get_chunker
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.embed.protocol import Embedder
+from jw_rag.errors import ConfigError
 from jw_rag.ingest.pipeline import add_embed_prefix, chunk_document_with_parents
 from jw_rag.model import Chunk, Document
 from jw_rag.units import DEFAULT_UNITS, UnitRules
@@ -22,7 +23,7 @@ __all__ = ["LLM_BENCH_DEFAULTS", "VariantChunker", "chunk_range"]
 #: The ``llm`` variant's defaults: the rule-based provider and the bundled answer cache.
 LLM_BENCH_DEFAULTS = {
     "provider": "heuristic",
-    "cache_dir": str(bundled_path("llm_cache")),
+    "cache_dir": str(bundled_location("llm_cache")),
 }
 
 
@@ -46,7 +47,15 @@ class VariantChunker:
             self._peer = peer_ranges(spec.name, spec.size, embedder)
         else:
             defaults = LLM_BENCH_DEFAULTS if spec.name == "llm" else {}
-            self._chunker = get_chunker(spec.name, **{**defaults, **spec.options})
+            try:
+                self._chunker = get_chunker(spec.name, **{**defaults, **spec.options})
+            except ConfigError as exc:
+                if "has no option" not in str(exc):
+                    raise
+                raise ConfigError(
+                    f"variant {spec.label!r}: {exc}; a variant also takes "
+                    f"{', '.join(VARIANT_OPTIONS)}"
+                ) from None
 
     def chunk(self, doc: BenchDocument) -> list[Chunk]:
         """The units the variant indexes for ``doc`` (windows aside)."""

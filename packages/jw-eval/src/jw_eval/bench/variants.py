@@ -35,6 +35,7 @@ from jw_rag.units import NO_UNITS, UnitRules
 __all__ = [
     "DEFAULT_PEERS",
     "PEERS",
+    "VARIANT_OPTIONS",
     "VariantSpec",
     "parse_peers",
     "parse_variant",
@@ -42,6 +43,17 @@ __all__ = [
     "with_peers",
 ]
 
+#: What a variant takes besides its chunker's own options (``paragraph:reach=2``).
+VARIANT_OPTIONS = (
+    "reach (chunks each way a delivery adds)",
+    "window_chars (window units' size in characters, 0: none)",
+    "units=off",
+    "passage_chars",
+    "split_above",
+    "group_below",
+    "pooled",
+    "wide",
+)
 PEERS = ("langchain-recursive", "chonkie-recursive", "chonkie-semantic", "semchunk")
 _DEFAULT_PEER_SIZE = 1500
 #: The peers every run adds unless ``--peers`` says otherwise.

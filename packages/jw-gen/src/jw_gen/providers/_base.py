@@ -25,6 +25,7 @@ the SDK says.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from abc import ABC, abstractmethod
@@ -128,6 +129,16 @@ class SDKProvider(Provider):
 
     def __init__(self, model: str | None, *, timeout: float) -> None:
         self.model = model or DEFAULT_MODELS[self.provider_id]
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not (math.isfinite(timeout) and timeout > 0)
+        ):
+            raise GenerationError(
+                f"timeout must be a number of seconds above 0 (got {one_line(repr(timeout), 60)}): "
+                "pass a positive number of seconds, or leave it out for the default",
+                provider=self.provider_id,
+            )
         self.timeout = timeout
         self._client: Any = None
         self._client_lock = threading.Lock()
@@ -174,12 +185,29 @@ class SDKProvider(Provider):
 
     def _sdk(self) -> ModuleType:
         module = self.sdk_module or self.provider_id
-        return import_sdk(module, module, self.provider_id)
+        try:
+            return import_sdk(module, module, self.provider_id)
+        except GenerationError:
+            raise
+        except Exception as exc:  # an SDK that reads its settings on import (OLLAMA_HOST)
+            raise self._error(
+                f"the '{module}' package failed to load ({type(exc).__name__}: "
+                f"{one_line(exc)}): {self._server_fix()}"
+            ) from None
 
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                self._client = self._connect(self._sdk())
+                sdk = self._sdk()
+                try:
+                    self._client = self._connect(sdk)
+                except GenerationError:
+                    raise
+                except Exception as exc:  # the SDK refused its settings (a malformed URL)
+                    raise self._error(
+                        f"cannot set up a client for {one_line(self.where, 120)}: "
+                        f"{type(exc).__name__}: {one_line(exc)}: {self._server_fix()}"
+                    ) from None
             return self._client
 
     def _answer(self, request: Request) -> str:

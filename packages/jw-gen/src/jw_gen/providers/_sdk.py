@@ -20,7 +20,8 @@ def import_sdk(module: str, extra: str, provider: str) -> ModuleType:
     except ImportError as exc:
         raise GenerationError(
             f"the {provider} provider needs the '{module}' package: install it with "
-            f"`uv sync --all-packages --extra {extra}` at the repository root",
+            f"`pip install 'jw-gen[{extra}]'` (in a checkout: "
+            f"`uv sync --all-packages --extra {extra}` at the repository root)",
             provider=provider,
         ) from exc
 

@@ -4,6 +4,7 @@ and split over-long text at sentence boundaries, never mid-word."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -65,7 +66,8 @@ def split_long(
     cursor = SentenceCursor(sub)
     last_end = cursor.tail_end
     out: list[tuple[int, int]] = []
-    words: tuple[int, list[tuple[int, int]]] = (-1, [])  # the long sentence split last
+    # the long sentence split last: its start, its word runs and their ends
+    words: tuple[int, list[tuple[int, int]], list[int]] = (-1, [], [])
     cur = cursor.first_start
     while True:
         reach = cur + target  # the piece ends with the first unit ending here or later
@@ -75,11 +77,10 @@ def split_long(
         prev_end, a, b, after = cursor.sentence_at(reach)
         if b - a > max_chars:
             if words[0] != a:
-                words = (a, _split_words(sub, a, b, max_chars))
+                runs = _split_words(sub, a, b, max_chars)
+                words = (a, runs, [end for _, end in runs])
             units = words[1]
-            k = 0
-            while units[k][1] < reach:
-                k += 1
+            k = bisect_left(words[2], reach)  # the first run ending at ``reach`` or later
             if k:
                 prev_end = units[k - 1][1]
             if k + 1 < len(units):

@@ -46,7 +46,10 @@ def check_sizes(max_chars: object, min_chars: object) -> tuple[int, int]:
     top = whole("max_chars", max_chars, low=1)
     bottom = whole("min_chars", min_chars)
     if bottom > top:
-        raise ConfigError(f"min_chars must be between 0 and max_chars ({top}), got {bottom}")
+        raise ConfigError(
+            f"min_chars must be between 0 and max_chars ({top}), got {bottom}: give a min_chars "
+            f"of at most {top} or a max_chars of at least {bottom}"
+        )
     return top, bottom
 
 
@@ -121,6 +124,12 @@ class ChunkerBase:
         metadata: Mapping[str, Any] | None = None,
     ) -> list[Chunk]:
         """The chunks of one source: see the module docstring."""
+        for stated in ("name", "version"):
+            if not isinstance(getattr(self, stated, None), str):
+                raise ConfigError(
+                    f"chunker {type(self).__name__} does not state its {stated}: give the class "
+                    f"a `{stated}` string (ChunkerBase needs name, version and _pieces_for)"
+                )
         doc = self._read(paragraphs, source_id, metadata)
         return self._build(doc, self._pieces_for(doc))
 

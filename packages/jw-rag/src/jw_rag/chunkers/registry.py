@@ -22,7 +22,7 @@ from typing import Any
 
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.defaults import DEFAULT_CHUNKER
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 
 __all__ = [
     "DEFAULT_CHUNKER",
@@ -76,12 +76,18 @@ def _option_value(raw: str) -> Any:
     low = raw.lower()
     if low in ("true", "false"):
         return low == "true"
-    for cast in (int, float):
+    if _DIGITS.fullmatch(raw.strip()):  # a whole number, however long (never a float)
         try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return raw
+            return int(raw)
+        except ValueError:  # more digits than Python converts: the option's check says so
+            return raw
+    try:
+        return float(raw)
+    except ValueError:
+        return raw
+
+
+_DIGITS = re.compile(r"[+-]?[0-9_]+")
 
 
 def split_chunker_specs(text: str) -> list[str]:
@@ -120,6 +126,10 @@ def parse_chunker_spec(spec: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = part.partition("=")
         if not eq or not key.strip():
             raise ConfigError(f"chunker spec {spec!r}: options are key=value pairs, got {part!r}")
+        if key.strip() in options:
+            raise ConfigError(
+                f"chunker spec {shown_value(spec)}: option {key.strip()!r} is given twice; give it once"
+            )
         options[key.strip()] = _option_value(value.strip())
     return name, options
 

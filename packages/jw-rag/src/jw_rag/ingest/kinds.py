@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 from jw_rag.ingest._source import Loaded, refuse_other_kind, sniff_kind
 from jw_rag.ingest.article import parse_article_bytes
 from jw_rag.ingest.bible import parse_bible_bytes
@@ -209,6 +209,7 @@ def source_kind(name: str) -> SourceKind:
     name is a one-line ConfigError listing the kinds."""
     found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
-        shown = repr(name) if len(repr(name)) <= 60 else f"{repr(name)[:57]}..."
-        raise ConfigError(f"unknown source kind {shown}; valid kinds: {', '.join(kind_names())}")
+        raise ConfigError(
+            f"unknown source kind {shown_value(name)}; valid kinds: {', '.join(kind_names())}"
+        )
     return found

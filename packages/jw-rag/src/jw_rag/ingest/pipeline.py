@@ -26,7 +26,7 @@ from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
 from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.chunkers.protocol import identity
-from jw_rag.errors import ConfigError, IngestError
+from jw_rag.errors import ConfigError, IngestError, shown_value
 from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.model import Chunk, Document, Span
@@ -210,7 +210,8 @@ def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars
 def _check_window_chars(value: object) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise ConfigError(
-            f"window_chars must be a size in characters >= 0 (0: no window units), got {value!r}"
+            f"window_chars must be a size in characters >= 0 (0: no window units), got "
+            f"{shown_value(value)}"
         )
 
 
