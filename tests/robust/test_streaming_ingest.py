@@ -10,6 +10,8 @@ import sqlite3
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from tests.jwpub.jw_formats_builder import Doc, jwpub_database, write_jwpub
 
 MB = 1_000_000
@@ -56,10 +58,39 @@ def test_a_jwpubs_inner_database_is_streamed_to_a_temporary_file(tmp_path: Path)
 
 
 def test_a_broken_inner_database_is_still_one_named_error(tmp_path: Path) -> None:
-    import pytest
-
     from jw_core.jwpub import JwFormatError, read_jwpub
 
     path = write_jwpub(tmp_path / "bad.jwpub", [], database=b"not a database at all" * 100)
     with pytest.raises(JwFormatError, match=r"bad\.jwpub: contents: tp\.db is not a SQLite"):
         read_jwpub(path)
+
+
+def test_a_small_file_is_read_without_reserving_the_size_cap(tmp_path: Path) -> None:
+    from jw_rag.ingest._source import read_path
+
+    path = tmp_path / "small.txt"
+    path.write_bytes(b"Gardens need water.\n\n" * 50_000)  # about 1 MB
+    tracemalloc.start()
+    try:
+        loaded = read_path(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert loaded.data == path.read_bytes()
+    assert peak < 4 * MB, f"reading 1 MB held {peak / MB:.0f} MB"  # was the 256 MiB cap
+
+
+def test_a_file_over_the_source_cap_is_still_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import jw_rag.ingest._source as source
+    from jw_rag.errors import IngestError
+
+    monkeypatch.setattr(source, "MAX_SOURCE_BYTES", 1000)
+    (tmp_path / "at.txt").write_bytes(b"a" * 1000)
+    (tmp_path / "over.txt").write_bytes(b"a" * 1001)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert len(source.read_path(tmp_path / "at.txt").data) == 1000
+    assert source.read_path(tmp_path / "empty.txt").data == b""
+    with pytest.raises(IngestError, match=r"over\.txt is larger than 1000 bytes; split it"):
+        source.read_path(tmp_path / "over.txt")

@@ -33,6 +33,7 @@ from __future__ import annotations
 import http.client
 import io
 import math
+import os
 import re
 import zipfile
 import zlib
@@ -213,7 +214,13 @@ def read_path(path: str | Path) -> Loaded:
     p = Path(path).expanduser()
     with open_local(path) as fh:
         try:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
+            # sized by the file, not the cap: reading up to the cap at once would
+            # reserve 256 MiB for a file of a few bytes (and a file that grows
+            # meanwhile is still read up to the cap, then refused)
+            size = min(os.fstat(fh.fileno()).st_size, MAX_SOURCE_BYTES)
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(MAX_SOURCE_BYTES + 1 - len(data))
         except OSError as exc:
             raise IngestError(
                 f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"

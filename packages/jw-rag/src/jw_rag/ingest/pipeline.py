@@ -16,6 +16,7 @@ cut into passages, runs of tiny ones grouped) and window units
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import unicodedata
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
+from jw_rag._memory import give_back
 from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.chunkers.protocol import identity
@@ -55,6 +57,10 @@ __all__ = [
 
 #: What ``chunker=`` accepts: a registered name, a chunker, or None ($JW_CHUNKER / "paragraph").
 ChunkerArg = str | Chunker | None
+
+#: A source of at least this many paragraphs gives the memory its parsing and
+#: chunking freed back to the system before the next step (:mod:`jw_rag._memory`).
+BIG_SOURCE_PARAGRAPHS = 20_000
 
 #: ``Document.metadata["unit"]`` value for sources whose paragraphs are never merged.
 VERSE_UNIT = "verse"
@@ -244,12 +250,16 @@ def ingest_documents(
         window_chars = units.window_chars
     moved = settle_source_ids(store, docs, replace=replace)
     prepared = _chunk_all(docs, resolved, skipped, units)
-    writes = []
-    for doc, chunks, parents in prepared:
+    writes, results = [], []
+    prepared.reverse()
+    while prepared:  # no list keeps a source's units: the store lets them go once staged
+        doc, chunks, parents = prepared.pop()
+        results.append(_result(doc, chunks, resolved, True))
         indexed = with_window_units(
             chunks, doc.paragraphs, max_chars=window_chars, pooled=units.pooled_windows,
             wide_chars=units.wide_window_chars if window_chars else 0,
         )  # fmt: skip
+        del chunks
         digest = (
             None if doc.source_id in moved else indexed_hash(doc, resolved, units, window_chars)
         )
@@ -258,8 +268,7 @@ def ingest_documents(
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta, keep_origin=keep))
     changed = replace_sources(store, writes)
     return [
-        _result(doc, chunks, resolved, done)
-        for (doc, chunks, _), done in zip(prepared, changed, strict=True)
+        dataclasses.replace(r, skipped=not done) for r, done in zip(results, changed, strict=True)
     ]
 
 
@@ -270,13 +279,18 @@ def _chunk_all(
     documents of a file that fails (see :func:`ingest_documents`) left out."""
     prepared = []
     bad: dict[str, str] = {}
+    big = False
     for doc in docs:
+        if len(doc.paragraphs) >= BIG_SOURCE_PARAGRAPHS:
+            big = give_back() or True  # what parsing it (or chunking the one before) freed
         try:
             prepared.append((doc, *chunk_document_with_parents(doc, chunker=chunker, units=units)))
         except PER_FILE_ERRORS as exc:
             if skipped is None:
                 raise
             bad.setdefault(_file_of(doc), skip_reason(exc))
+    if big:
+        give_back()  # the chunker's working lists, before the store stages the units
     if skipped is not None and bad:
         skipped.extend(SkippedFile(path, reason) for path, reason in bad.items())
         skipped.sort(key=lambda s: s.path)
