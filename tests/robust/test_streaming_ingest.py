@@ -6,7 +6,11 @@ stored whole or not at all."""
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -94,3 +98,132 @@ def test_a_file_over_the_source_cap_is_still_refused(
     assert source.read_path(tmp_path / "empty.txt").data == b""
     with pytest.raises(IngestError, match=r"over\.txt is larger than 1000 bytes; split it"):
         source.read_path(tmp_path / "over.txt")
+
+
+# -- whole sources in a fresh process: peak RSS, kill -9, two at once ----------
+
+#: The issue's bound for the 1M-tiny-paragraph text, in KiB of peak RSS (VmHWM).
+STREAM_PEAK_KIB = 300 * 1000
+TINY = b"a\n\n" * 1_000_000  # 3 MB: one million one-letter paragraphs
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store holding one small text source (fake embedder: the model is not the point)."""
+    from jw_cli.app import main
+    from tests.robust.test_hostile_bounds import GOOD_TEXT
+
+    monkeypatch.setenv("JW_EMBEDDER", "fake")
+    path = tmp_path / "store.sqlite"
+    (tmp_path / "kept.txt").write_text(GOOD_TEXT, "utf-8")
+    assert main(["--store", str(path), "rag", "ingest", "text", str(tmp_path / "kept.txt")]) == 0
+    return path
+
+
+def _stored(store: Path) -> dict[str, int]:
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
+        return dict(conn.execute("SELECT source_id, COUNT(*) FROM chunks GROUP BY source_id"))
+
+
+def test_a_3_mb_text_of_1m_tiny_paragraphs_peaks_under_300_mb(tmp_path: Path, store: Path) -> None:
+    from tests.robust.test_hostile_bounds import ingest, run_child
+
+    text = tmp_path / "tiny.txt"
+    text.write_bytes(TINY)
+    kept = _stored(store)
+    child = run_child(tmp_path, [ingest(store, "text", text)], deadline=600)
+    (run,) = child.runs
+    assert run["code"] == 0 and "tiny: 4000 chunks" in run["out"], run
+    assert child.peak_kib < STREAM_PEAK_KIB, child.peak_kib
+    stored = _stored(store)
+    assert stored["kept"] == kept["kept"] and stored["tiny"] > 4000  # units and windows
+
+
+def _ingest_process(store: Path, text: Path) -> subprocess.Popen[str]:
+    code = (
+        "import sys\nfrom jw_cli.app import main\n"
+        f"sys.exit(main(['--store', {str(store)!r}, 'rag', 'ingest', 'text', {str(text)!r}]))\n"
+    )
+    env = dict(os.environ, JW_EMBEDDER="fake", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    return subprocess.Popen([sys.executable, "-c", code], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+
+
+def test_kill_9_in_the_middle_of_a_big_source_leaves_the_store_as_it_was(
+    tmp_path: Path, store: Path
+) -> None:
+    from tests.robust.hostile_files import snapshot
+
+    text = tmp_path / "tiny.txt"
+    text.write_bytes(TINY)
+    before = snapshot(store)
+    for delay in (4.0, 9.0):  # while it chunks and embeds, then later (or while it writes)
+        proc = _ingest_process(store, text)
+        time.sleep(delay)
+        if proc.poll() is not None:  # a fast machine finished first: nothing to kill
+            break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+        assert proc.returncode == -signal.SIGKILL
+        assert snapshot(store) == before
+    proc = _ingest_process(store, text)  # and the store takes the source afterwards
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0 and "tiny: 4000 chunks" in out, err
+    assert snapshot(store)["integrity"] == [("ok",)]
+
+
+def test_two_processes_ingest_big_sources_into_one_store_at_once(
+    tmp_path: Path, store: Path
+) -> None:
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_bytes(TINY[: 3 * 400_000])
+    second.write_bytes(b"b b\n\n" * 400_000)
+    procs = [_ingest_process(store, first), _ingest_process(store, second)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    together = _stored(store)
+    alone = tmp_path / "alone.sqlite"
+    for text in (first, second):
+        proc = _ingest_process(alone, text)
+        assert proc.communicate(timeout=600) and proc.returncode == 0
+    assert together == {**_stored(alone), "kept": together["kept"]}
+    assert set(together) == {"kept", "first", "second"}
+
+
+def test_a_failure_midway_through_a_streamed_source_stores_none_of_it(tmp_path: Path) -> None:
+    """The units are made while the store embeds them: an embedder that fails
+    at its third call (the big source's second batch, its first one staged)
+    leaves the store as it was, the source before it included; both are stored later."""
+    from jw_rag.embed import FakeEmbedder
+    from jw_rag.ingest import ingest_documents
+    from jw_rag.model import Document, Paragraph
+    from jw_rag.store import SQLiteStore
+    from tests.robust.hostile_files import snapshot
+
+    class FailsAtThirdBatch(FakeEmbedder):
+        calls = 0
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            type(self).calls += 1
+            if type(self).calls == 3:
+                raise RuntimeError("the model went away")
+            return super().embed(texts)
+
+    def doc(name: str, n: int) -> Document:
+        paras = [Paragraph(f"Paragraph {i} of {name}: gardens need water, soil keeps it.")
+                 for i in range(n)]  # fmt: skip
+        return Document(name, paras, title=name, language="en")
+
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, FakeEmbedder(dim=8)) as s:
+        ingest_documents(s, [doc("kept", 10)])
+    before = snapshot(path)
+    with SQLiteStore(path, FailsAtThirdBatch(dim=8)) as s:
+        with pytest.raises(RuntimeError, match="went away"):
+            ingest_documents(s, [doc("other", 5), doc("big", 3000)])
+    assert FailsAtThirdBatch.calls == 3
+    assert snapshot(path) == before
+    with SQLiteStore(path, FakeEmbedder(dim=8)) as s:
+        results = ingest_documents(s, [doc("other", 5), doc("big", 3000)])
+        assert [r.skipped for r in results] == [False, False]
+        assert s.stats()["per_source"] == {"kept": 2, "other": 1, "big": results[1].chunks}
