@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.jwpub.jw_formats_builder import Doc, jwpub_database, write_jwpub
+from tests.robust import test_hostile_bounds
 
 MB = 1_000_000
 
@@ -107,17 +108,7 @@ STREAM_PEAK_KIB = 300 * 1000
 TINY = b"a\n\n" * 1_000_000  # 3 MB: one million one-letter paragraphs
 
 
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A store holding one small text source (fake embedder: the model is not the point)."""
-    from jw_cli.app import main
-    from tests.robust.test_hostile_bounds import GOOD_TEXT
-
-    monkeypatch.setenv("JW_EMBEDDER", "fake")
-    path = tmp_path / "store.sqlite"
-    (tmp_path / "kept.txt").write_text(GOOD_TEXT, "utf-8")
-    assert main(["--store", str(path), "rag", "ingest", "text", str(tmp_path / "kept.txt")]) == 0
-    return path
+store = test_hostile_bounds.store  # the fixture: a store holding one small text source
 
 
 def _stored(store: Path) -> dict[str, int]:
