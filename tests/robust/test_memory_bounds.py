@@ -314,7 +314,7 @@ def test_tiny_paragraphs_just_under_the_byte_cap_are_bounded_by_count(
     before = snapshot(store)
     runs = [ingest(store, "text", text), ingest(store, "markdown", text)]
     child = run_child(tmp_path, runs, deadline=300)
-    assert_one_line_errors(child, "holds more than 250,000 paragraphs, the most one source may hold",
+    assert_one_line_errors(child, "holds more than 1,000,000 paragraphs, the most one source may hold",
                            seconds=120)  # fmt: skip
     child = run_child(tmp_path, [ingest(store, "article", page)], deadline=120)
     assert_one_line_errors(child, "holds 7,800,004 tags, more than the 1,000,000 one page may hold")

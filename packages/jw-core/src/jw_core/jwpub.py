@@ -341,20 +341,35 @@ def read_manifest(archive: zipfile.ZipFile, name: str) -> dict[str, Any] | None:
     return value
 
 
-def _inner_database(archive: zipfile.ZipFile, name: str) -> bytes:
+@contextmanager
+def _inner_database(archive: zipfile.ZipFile, name: str) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the publication's database, unpacked from
+    'contents' into a private temporary file a piece at a time (never whole in
+    memory: :func:`member_database`)."""
     if "contents" not in archive.namelist():
         raise JwFormatError(
             f"{name} is a ZIP archive but not a JWPUB (no 'contents' member); "
             "pass a .jwpub publication file"
         )
-    # read in place, never whole: 'contents' also holds every image of the publication
-    with archive.open(check_member(archive, "contents", name)) as stream:
-        inner = open_archive(stream, f"{name}: contents")
-        with inner:
+    # never whole in memory: 'contents' also holds every image of the publication. It
+    # goes to an anonymous temporary file first (seeking inside the compressed member
+    # would unpack up to 16 MiB at a time to find its directory), then its database to
+    # another one
+    with tempfile.TemporaryFile(prefix="jw-contents-") as spool:
+        try:
+            with archive.open(check_member(archive, "contents", name)) as stream:
+                shutil.copyfileobj(stream, spool, 1024**2)
+        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
+            raise JwFormatError(
+                f"{name}: contents is damaged in the archive ({exc}); copy the file again"
+            ) from exc
+        spool.seek(0)
+        with open_archive(spool, f"{name}: contents") as inner:
             dbs = [m for m in inner.namelist() if m.lower().endswith(".db")]
             if not dbs:
                 raise JwFormatError(f"{name}: 'contents' holds no .db database; not a JWPUB")
-            return read_member(inner, dbs[0], f"{name}: contents")
+            with member_database(inner, dbs[0], f"{name}: contents") as conn:
+                yield conn
 
 
 _PUBLICATION_COLUMNS = ("MepsLanguageIndex", "Symbol", "Year")
@@ -385,9 +400,9 @@ def _documents(
         )
     meps = "MepsDocumentId" if "MepsDocumentId" in columns else "DocumentId"
     title = "Title" if "Title" in columns else "''"
-    rows = conn.execute(
+    rows = conn.execute(  # a row at a time: only one encrypted document is held
         f"SELECT DocumentId, {meps}, {title}, Content FROM Document ORDER BY DocumentId"
-    ).fetchall()
+    )
     out = []
     total = 0
     for document_id, meps_id, doc_title, content in rows:
@@ -419,6 +434,23 @@ def _documents(
     return tuple(out)
 
 
+def _contents(conn: sqlite3.Connection, name: str) -> tuple[dict[str, Any], tuple[JwDocument, ...]]:
+    """The Publication row and the decrypted documents of a publication's database."""
+    try:
+        pub = _publication_row(conn, name)
+        lang_index = int(pub["MepsLanguageIndex"])
+        symbol = str(pub["Symbol"])
+        year = int(pub["Year"])
+        issue = int(pub.get("IssueTagNumber") or 0)
+        key, iv = derive_key_iv(lang_index, symbol, year, issue)
+        pub.update(MepsLanguageIndex=lang_index, Symbol=symbol, Year=year, IssueTagNumber=issue)
+        return pub, _documents(conn, key, iv, name)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, JwFormatError):
+            raise
+        raise JwFormatError(f"{name}: unexpected Publication values ({exc})") from exc
+
+
 def read_jwpub(path: str | Path, *, file: IO[bytes] | None = None) -> JwPublication:
     """Metadata and decrypted documents of the ``.jwpub`` file at ``path``; read from
     ``file`` (a seekable binary file already opened) when given, ``path`` then only
@@ -428,31 +460,19 @@ def read_jwpub(path: str | Path, *, file: IO[bytes] | None = None) -> JwPublicat
     archive = open_archive(p if file is None else file, name)
     with archive:
         manifest = read_manifest(archive, name) or {}
-        db = _inner_database(archive, name)
-    with readonly_database(db, f"{name}: contents database") as conn:
-        try:
-            pub = _publication_row(conn, name)
-            lang_index = int(pub["MepsLanguageIndex"])
-            symbol = str(pub["Symbol"])
-            year = int(pub["Year"])
-            issue = int(pub.get("IssueTagNumber") or 0)
-            key, iv = derive_key_iv(lang_index, symbol, year, issue)
-            documents = _documents(conn, key, iv, name)
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, JwFormatError):
-                raise
-            raise JwFormatError(f"{name}: unexpected Publication values ({exc})") from exc
+        with _inner_database(archive, name) as conn:
+            pub, documents = _contents(conn, name)
     described = manifest.get("publication")
     fallback = described.get("title") if isinstance(described, dict) else None
     title = str(pub.get("Title") or fallback or "")
     return JwPublication(
         path=p,
-        symbol=symbol,
-        year=year,
-        meps_language_index=lang_index,
-        issue_tag_number=issue,
+        symbol=pub["Symbol"],
+        year=pub["Year"],
+        meps_language_index=pub["MepsLanguageIndex"],
+        issue_tag_number=pub["IssueTagNumber"],
         title=title,
-        language=MEPS_LANGUAGES.get(lang_index),
+        language=MEPS_LANGUAGES.get(pub["MepsLanguageIndex"]),
         manifest=manifest,
         documents=documents,
     )

@@ -15,11 +15,11 @@ them in reading order (``prev_id`` / ``next_id``), which neighbour expansion
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from jw_rag.model import Chunk, Span
 
-__all__ = ["KEY_SEPARATOR", "link_in_order", "span_id", "unit_id"]
+__all__ = ["KEY_SEPARATOR", "link_in_order", "linked_in_order", "span_id", "unit_id"]
 
 #: Joins the parts of an id's key (a character no source id or name holds).
 KEY_SEPARATOR = "\x1f"
@@ -61,3 +61,21 @@ def link_in_order(units: Sequence[Chunk], *, number: bool = True) -> None:
             meta["chunk_index"] = index
         meta["prev_id"] = units[index - 1].id if index else None
         meta["next_id"] = units[index + 1].id if index < last else None
+
+
+def linked_in_order(units: Iterable[Chunk], *, number: bool = True) -> Iterator[Chunk]:
+    """:func:`link_in_order` as the units come: each one is given once the next
+    is known (its ``next_id``), so one unit is held ahead, never the list."""
+    previous: Chunk | None = None
+    for index, unit in enumerate(units):
+        meta = unit.metadata
+        if number:
+            meta["chunk_index"] = index
+        meta["prev_id"] = previous.id if previous is not None else None
+        if previous is not None:
+            previous.metadata["next_id"] = unit.id
+            yield previous
+        meta["next_id"] = None
+        previous = unit
+    if previous is not None:
+        yield previous

@@ -59,17 +59,17 @@ best peer) where 3,000-character windows alone cost Portuguese at 2,000.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from jw_core.sentences import split_sentences
 from jw_rag._lines import line_breaks
-from jw_rag.chunk_ids import link_in_order, span_id
+from jw_rag.chunk_ids import link_in_order, linked_in_order, span_id
 from jw_rag.errors import ConfigError
 from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
 
-__all__ = ["ARGUED_MERGES", "DEFAULT_UNITS", "NO_UNITS", "UnitRules", "passages"]
+__all__ = ["ARGUED_MERGES", "DEFAULT_UNITS", "NO_UNITS", "UnitRules", "iter_passages", "passages"]
 
 #: ``merge_reason`` values a chunker argued for: such chunks are never cut.
 ARGUED_MERGES = frozenset({"continuation_marker", "llm_merge"})
@@ -146,57 +146,75 @@ def passages(
     derived from their span, and every unit is re-numbered and re-linked."""
     if not rules.active or not chunks:
         return list(chunks)
-    out: list[Chunk] = []
-    run: list[Chunk] = []
-    for chunk in _coalesced(chunks, paragraphs, rules):
-        size = len(chunk.text)
-        if size < rules.group_below and _rebuildable(chunk, paragraphs):
-            if run and not _same_section(run[-1], chunk):
-                out.extend(_group(run, paragraphs, rules))
-                run = []
-            run.append(chunk)
-            continue
-        out.extend(_group(run, paragraphs, rules))
-        run = []
-        if size > rules.split_above and _splittable(chunk, paragraphs):
-            out.extend(_split(chunk, paragraphs, rules))
-        else:
-            out.append(chunk)
-    out.extend(_group(run, paragraphs, rules))
+    out = list(_units(chunks, paragraphs, rules))
     same = len(out) == len(chunks) and all(a is b for a, b in zip(out, chunks, strict=True))
     if not same:
         link_in_order(out)
     return out
 
 
+def iter_passages(
+    chunks: Iterable[Chunk],
+    paragraphs: Sequence[str | Paragraph],
+    rules: UnitRules = DEFAULT_UNITS,
+) -> Iterator[Chunk]:
+    """:func:`passages` one unit at a time, for chunks numbered and linked in
+    reading order as a chunker gives them (``chunk_index`` their position):
+    each unit is numbered and linked as it comes, so a source's units are
+    never all held (the chunks as they are when ``rules`` is not active)."""
+    if not rules.active:
+        return iter(chunks)
+    return linked_in_order(_units(chunks, paragraphs, rules))
+
+
+def _units(
+    chunks: Iterable[Chunk], paragraphs: Sequence[str | Paragraph], rules: UnitRules
+) -> Iterator[Chunk]:
+    """The units of :func:`passages` in order, not yet numbered or linked; a
+    group is given as soon as the next chunk does not fit in it."""
+    group = _Grouper(paragraphs, rules)
+    for chunk in _coalesced(chunks, paragraphs, rules):
+        size = len(chunk.text)
+        if size < rules.group_below and _rebuildable(chunk, paragraphs):
+            if group.members and not _same_section(group.members[-1], chunk):
+                yield from group.flush()
+            yield from group.add(chunk)
+            continue
+        yield from group.flush()
+        if size > rules.split_above and _splittable(chunk, paragraphs):
+            yield from _split(chunk, paragraphs, rules)
+        else:
+            yield chunk
+    yield from group.flush()
+
+
 def _coalesced(
-    chunks: Sequence[Chunk], paragraphs: Sequence[str | Paragraph], rules: UnitRules
-) -> list[Chunk]:
+    chunks: Iterable[Chunk], paragraphs: Sequence[str | Paragraph], rules: UnitRules
+) -> Iterator[Chunk]:
     """``chunks`` with consecutive pieces of one long paragraph (a chunker's
     size cut) joined back, so passages are cut where the text allows."""
-    out: list[Chunk] = []
     pieces: list[Chunk] = []
 
-    def flush() -> None:
+    def flush() -> list[Chunk]:
         if len(pieces) > 1:
             first, last = pieces[0].span, pieces[-1].span
             span = Span(first.start_para, first.start_char, last.end_para, last.end_char)
-            out.append(_unit(pieces[0], pieces, span, paragraphs, "passage"))
+            out = [_unit(pieces[0], pieces, span, paragraphs, "passage")]
         else:
-            out.extend(pieces)
+            out = list(pieces)
         pieces.clear()
+        return out
 
     for chunk in chunks:
         if pieces and _continues(pieces[-1], chunk, paragraphs):
             pieces.append(chunk)
             continue
-        flush()
+        yield from flush()
         if len(chunk.text) > rules.passage_chars and _splittable(chunk, paragraphs):
             pieces.append(chunk)
         else:
-            out.append(chunk)
-    flush()
-    return out
+            yield chunk
+    yield from flush()
 
 
 def _continues(a: Chunk, b: Chunk, paragraphs: Sequence[str | Paragraph]) -> bool:
@@ -238,24 +256,34 @@ def _text(paragraphs: Sequence[str | Paragraph], k: int) -> str:
 # --- grouping ---------------------------------------------------------------
 
 
-def _group(
-    run: list[Chunk], paragraphs: Sequence[str | Paragraph], rules: UnitRules
-) -> list[Chunk]:
-    if len(run) < 2:
-        return run
-    out: list[Chunk] = []
-    current: list[Chunk] = [run[0]]
-    size = len(run[0].text)
-    sep = len(PARAGRAPH_SEPARATOR)
-    for chunk in run[1:]:
-        if size + sep + len(chunk.text) <= rules.passage_chars:
-            current.append(chunk)
-            size += sep + len(chunk.text)
-        else:
-            out.append(_merged(current, paragraphs))
-            current, size = [chunk], len(chunk.text)
-    out.append(_merged(current, paragraphs))
-    return out
+class _Grouper:
+    """Consecutive short chunks packed greedily into units of up to
+    ``passage_chars`` (a lone one stays as it is)."""
+
+    __slots__ = ("members", "_paragraphs", "_rules", "_size")
+
+    def __init__(self, paragraphs: Sequence[str | Paragraph], rules: UnitRules) -> None:
+        self._paragraphs, self._rules = paragraphs, rules
+        self.members: list[Chunk] = []
+        self._size = 0
+
+    def add(self, chunk: Chunk) -> list[Chunk]:
+        """Add ``chunk``; the group it closes, if it does not fit."""
+        size = self._size + len(PARAGRAPH_SEPARATOR) + len(chunk.text)
+        if self.members and size <= self._rules.passage_chars:
+            self.members.append(chunk)
+            self._size = size
+            return []
+        done = self.flush()
+        self.members, self._size = [chunk], len(chunk.text)
+        return done
+
+    def flush(self) -> list[Chunk]:
+        """The group being made, closed (none when it is empty)."""
+        if not self.members:
+            return []
+        members, self.members, self._size = self.members, [], 0
+        return [_merged(members, self._paragraphs)]
 
 
 def _merged(members: list[Chunk], paragraphs: Sequence[str | Paragraph]) -> Chunk:

@@ -23,7 +23,7 @@ multi-paragraph questions and do not lose on single-paragraph ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from jw_rag.chunk_ids import unit_id
@@ -134,7 +134,7 @@ def iter_window_units(
 
 
 def with_window_units(
-    chunks: Sequence[Chunk],
+    chunks: Iterable[Chunk],
     paragraphs: Sequence[str | Paragraph] | None = None,
     *,
     max_chars: int = DEFAULT_WINDOW_CHARS,
@@ -144,19 +144,82 @@ def with_window_units(
     """``chunks`` in order, each window (:func:`iter_window_units`) right after
     its last member: what a store writes, so a pooled window's members are the
     rows it has just embedded. With ``wide_chars`` the windows of that size
-    come too (one window only where both sizes give the same members)."""
+    come too (one window only where both sizes give the same members).
+
+    ``chunks`` may be an iterator: it is read one chunk ahead of what is given
+    out, and only the chunks a window still being made can reach are held."""
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+        raise ConfigError(f"window max_chars must be an integer >= 0, got {max_chars!r}")
     sizes = [max_chars, *([wide_chars] if wide_chars and wide_chars != max_chars else [])]
-    streams = [iter_window_units(chunks, paragraphs, max_chars=m, pooled=pooled) for m in sizes]
-    heads = [next(stream, None) for stream in streams]
-    for chunk in chunks:
-        yield chunk
-        emitted: set[str] = set()
-        for n, stream in enumerate(streams):
-            while (head := heads[n]) is not None and head.metadata["window"][-1] == chunk.id:
-                if head.id not in emitted:
-                    emitted.add(head.id)
-                    yield head
-                heads[n] = next(stream, None)
+    return _Windower(sizes, paragraphs, pooled).run(chunks)
+
+
+class _Windower:
+    """The windows of several sizes over chunks read in order (see
+    :func:`with_window_units`): ``base`` holds the windowed chunks from the
+    earliest start a window of some size still needs."""
+
+    def __init__(
+        self, sizes: list[int], paragraphs: Sequence[str | Paragraph] | None, pooled: bool
+    ) -> None:
+        self.sizes, self.paragraphs, self.pooled = sizes, paragraphs, pooled
+        self.base: list[Chunk] = []
+        self.offset = 0  # position of base[0] among the windowed chunks
+        self.starts = [0] * len(sizes)  # the next start of a window of each size
+        self.made: list[list[Chunk]] = [[] for _ in sizes]  # made, not yet given out
+
+    def run(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+        pending: list[Chunk] = []
+        for chunk in chunks:
+            if "span" in chunk.metadata and not is_window(chunk):
+                # the windows ending at a windowed chunk are known once the next one is
+                self.base.append(chunk)
+                yield from self._give(pending, final=False)
+                pending = []
+            pending.append(chunk)
+        yield from self._give(pending, final=True)
+
+    def _give(self, pending: list[Chunk], *, final: bool) -> Iterator[Chunk]:
+        for n in range(len(self.sizes)):
+            self._make(n, final)
+        for chunk in pending:
+            yield chunk
+            emitted: set[str] = set()
+            for made in self.made:
+                while made and made[0].metadata["window"][-1] == chunk.id:
+                    head = made.pop(0)
+                    if head.id not in emitted:
+                        emitted.add(head.id)
+                        yield head
+        self._trim()
+
+    def _make(self, n: int, final: bool) -> None:
+        """Every window of size ``n`` whose members are all known: ``final``
+        when no chunk comes after ``base``."""
+        max_chars, base, sep = self.sizes[n], self.base, len(PARAGRAPH_SEPARATOR)
+        end = self.offset + len(base)  # one past the last known chunk
+        if max_chars == 0:
+            self.starts[n] = max(end - 1, 0)  # none to make: hold nothing for it
+            return
+        while self.starts[n] < end - 1:
+            i = self.starts[n]
+            size, j = len(base[i - self.offset].text), i
+            while j + 1 < end and size + sep + len(base[j + 1 - self.offset].text) <= max_chars:
+                j += 1
+                size += sep + len(base[j - self.offset].text)
+            if j + 1 == end and not final:
+                return  # the next chunk may still fit
+            self.starts[n] = i + 1
+            if j > i:
+                run = base[i - self.offset : j + 1 - self.offset]
+                self.made[n].append(_window(run, self.paragraphs, self.pooled))
+
+    def _trim(self) -> None:
+        keep = min(self.starts) if self.starts else self.offset + len(self.base)
+        drop = min(max(keep - self.offset, 0), max(len(self.base) - 1, 0))
+        if drop:
+            del self.base[:drop]
+            self.offset += drop
 
 
 def _windows(

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from jw_core import SentenceCursor, detect_language, normalize_language
-from jw_rag.chunk_ids import link_in_order, span_id
+from jw_rag.chunk_ids import linked_in_order, span_id
 from jw_rag.model import (
     PARAGRAPH_SEPARATOR,
     Chunk,
@@ -26,6 +26,7 @@ __all__ = [
     "as_pieces",
     "build_chunks",
     "build_raw_chunks",
+    "iter_raw_chunks",
     "paragraph_texts",
     "raw_pieces",
     "resolve_language",
@@ -226,12 +227,43 @@ def build_raw_chunks(
 ) -> list[Chunk]:
     """:func:`build_chunks` over ``texts`` and raw pieces; ``paragraphs``
     ``None`` means plain strings (positions are the ids, no pages or headings)."""
+    return list(iter_raw_chunks(texts, paragraphs, pieces, source_id, chunker=chunker,
+                                version=version, language=language, metadata=metadata))  # fmt: skip
+
+
+def iter_raw_chunks(
+    texts: Sequence[str],
+    paragraphs: Sequence[Paragraph] | None,
+    pieces: Iterable[RawPiece],
+    source_id: str,
+    *,
+    chunker: str,
+    version: str,
+    language: str | None,
+    metadata: Mapping[str, Any] | None,
+) -> Iterator[Chunk]:
+    """:func:`build_raw_chunks` one chunk at a time, linked in reading order
+    as they come (:func:`~jw_rag.chunk_ids.linked_in_order`)."""
+    return linked_in_order(
+        _raw_chunks(texts, paragraphs, pieces, source_id, chunker, version, language, metadata),
+        number=False,
+    )
+
+
+def _raw_chunks(
+    texts: Sequence[str],
+    paragraphs: Sequence[Paragraph] | None,
+    pieces: Iterable[RawPiece],
+    source_id: str,
+    chunker: str,
+    version: str,
+    language: str | None,
+    metadata: Mapping[str, Any] | None,
+) -> Iterator[Chunk]:
     template = _metadata_template(metadata, chunker, version, language)
     bases = _ExtraBases(template)
     reader = _SpanReader(texts, paragraphs)
     within, across = reader.within, reader.across
-    chunks: list[Chunk] = []
-    append = chunks.append
     last_extra: Mapping[str, Any] | None = None
     base: dict[str, Any] | None = template
     for index, (sp, sc, ep, ec, extra) in enumerate(pieces):
@@ -253,9 +285,7 @@ def build_raw_chunks(
             meta["heading_path"] = list(heading_path)
         if base is None:
             meta.update(extra or {})
-        append(Chunk(span_id(source_id, chunker, Span(sp, sc, ep, ec)), text, source_id, meta))
-    link_in_order(chunks, number=False)
-    return chunks
+        yield Chunk(span_id(source_id, chunker, Span(sp, sc, ep, ec)), text, source_id, meta)
 
 
 def _metadata_template(

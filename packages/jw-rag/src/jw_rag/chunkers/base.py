@@ -19,7 +19,7 @@ pair every sized chunker takes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import PurePath
 from typing import Any, ClassVar
 
@@ -28,6 +28,7 @@ from jw_rag.chunkers._pieces import (
     Piece,
     RawPiece,
     build_raw_chunks,
+    iter_raw_chunks,
     paragraph_texts,
     raw_pieces,
     resolve_text_language,
@@ -132,6 +133,30 @@ class ChunkerBase:
                 )
         doc = self._read(paragraphs, source_id, metadata)
         return self._build(doc, self._pieces_for(doc))
+
+    def iter_chunks(
+        self,
+        paragraphs: ParagraphInput,
+        source_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Iterator[Chunk]:
+        """:meth:`chunk` one chunk at a time (the same chunks, linked as they
+        come), for a chunker that builds its chunks as the base does; the
+        pieces are found first, so a bad input fails before the first chunk."""
+        if type(self)._build is not ChunkerBase._build or type(self).chunk is not ChunkerBase.chunk:
+            return iter(self.chunk(paragraphs, source_id, metadata=metadata))
+        doc = self._read(paragraphs, source_id, metadata)
+        return iter_raw_chunks(
+            doc.texts,
+            doc.given,
+            raw_pieces(self._pieces_for(doc)),
+            doc.source_id,
+            chunker=self.name,
+            version=self.version,
+            language=doc.language,
+            metadata=doc.metadata,
+        )
 
     def _read(
         self, paragraphs: ParagraphInput, source_id: str, metadata: Mapping[str, Any] | None

@@ -33,6 +33,7 @@ from __future__ import annotations
 import http.client
 import io
 import math
+import os
 import re
 import zipfile
 import zlib
@@ -90,12 +91,14 @@ MAX_REDIRECTS = 10
 MAX_SOURCE_BYTES = 256 * 1024 * 1024
 #: The most text or markup one source (a page, a text or Markdown file) may hold.
 MAX_TEXT_BYTES = _MAX_TEXT_BYTES
-#: The most paragraphs one source may hold: each costs about 1.6 KB while it is
-#: chunked and stored, however short it is (a 20 MB text of 250,000 paragraphs
-#: peaks at about 410 MB), so short ones are bounded by count, not by bytes.
-MAX_PARAGRAPHS = 250_000
+#: The most paragraphs one source may hold. A source is chunked and stored as a
+#: stream (:mod:`jw_rag.ingest.pipeline`), but its paragraphs are held while it
+#: is: each costs about 200 bytes however short it is, so short ones are bounded
+#: by count, not by bytes (a 3 MB text of 1,000,000 one-letter paragraphs peaks
+#: at about 265 MB, 32 MB of 1,000,000 short sentences at about 410 MB).
+MAX_PARAGRAPHS = 1_000_000
 #: The most tags an HTML page may hold: its parsed tree costs about 200 bytes a tag.
-MAX_TAGS = 4 * MAX_PARAGRAPHS
+MAX_TAGS = 1_000_000
 #: The most an archive's members may unpack to, in bytes, in all.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 #: The highest unpacked-to-packed ratio of an archive member worth reading.
@@ -213,7 +216,13 @@ def read_path(path: str | Path) -> Loaded:
     p = Path(path).expanduser()
     with open_local(path) as fh:
         try:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
+            # sized by the file, not the cap: reading up to the cap at once would
+            # reserve 256 MiB for a file of a few bytes (and a file that grows
+            # meanwhile is still read up to the cap, then refused)
+            size = min(os.fstat(fh.fileno()).st_size, MAX_SOURCE_BYTES)
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(MAX_SOURCE_BYTES + 1 - len(data))
         except OSError as exc:
             raise IngestError(
                 f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"

@@ -16,15 +16,19 @@ cut into passages, runs of tiny ones grouped) and window units
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from jw_core import SUPPORTED_LANGUAGES, detect_language, normalize_language
+from jw_rag._memory import give_back
 from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.chunkers import Chunker, get_chunker
+from jw_rag.chunkers.base import ChunkerBase
 from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError, shown_value
 from jw_rag.ingest._identity import settle_source_ids
@@ -33,7 +37,7 @@ from jw_rag.model import Chunk, Document, Span
 from jw_rag.renames import renamed
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
-from jw_rag.units import DEFAULT_UNITS, UnitRules, passages
+from jw_rag.units import DEFAULT_UNITS, UnitRules, iter_passages, passages
 from jw_rag.windows import with_window_units
 
 __all__ = [
@@ -55,6 +59,10 @@ __all__ = [
 
 #: What ``chunker=`` accepts: a registered name, a chunker, or None ($JW_CHUNKER / "paragraph").
 ChunkerArg = str | Chunker | None
+
+#: A source of at least this many paragraphs gives the memory its parsing and
+#: chunking freed back to the system before the next step (:mod:`jw_rag._memory`).
+BIG_SOURCE_PARAGRAPHS = 20_000
 
 #: ``Document.metadata["unit"]`` value for sources whose paragraphs are never merged.
 VERSE_UNIT = "verse"
@@ -181,7 +189,9 @@ def chunk_document_with_parents(
     return chunks, parents
 
 
-def _result(doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool) -> IngestResult:
+def _result(
+    doc: Document, chunks: list[Chunk], chunker: Chunker, changed: bool = True
+) -> IngestResult:
     language = chunks[0].metadata.get("language") if chunks else doc.language
     return IngestResult(
         source_id=doc.source_id,
@@ -245,12 +255,16 @@ def ingest_documents(
         window_chars = units.window_chars
     moved = settle_source_ids(store, docs, replace=replace)
     prepared = _chunk_all(docs, resolved, skipped, units)
-    writes = []
-    for doc, chunks, parents in prepared:
+    writes, results = [], []
+    prepared.reverse()
+    while prepared:  # no list keeps a source's units: the store lets them go once staged
+        doc, chunks, parents = prepared.pop()
+        results.append(chunks if isinstance(chunks, _Streamed) else _result(doc, chunks, resolved))
         indexed = with_window_units(
             chunks, doc.paragraphs, max_chars=window_chars, pooled=units.pooled_windows,
             wide_chars=units.wide_window_chars if window_chars else 0,
         )  # fmt: skip
+        del chunks
         digest = (
             None if doc.source_id in moved else indexed_hash(doc, resolved, units, window_chars)
         )
@@ -259,25 +273,100 @@ def ingest_documents(
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta, keep_origin=keep))
     changed = replace_sources(store, writes)
     return [
-        _result(doc, chunks, resolved, done)
-        for (doc, chunks, _), done in zip(prepared, changed, strict=True)
+        dataclasses.replace(r.result() if isinstance(r, _Streamed) else r, skipped=not done)
+        for r, done in zip(results, changed, strict=True)
     ]
+
+
+class _Streamed:
+    """A source's units made as the store reads them (:func:`_stream`), counted
+    on the way for its :class:`IngestResult`."""
+
+    __slots__ = ("_doc", "_chunker", "_units", "count", "language")
+
+    def __init__(self, doc: Document, chunker: Chunker, units: Iterator[Chunk]) -> None:
+        self._doc, self._chunker, self._units = doc, chunker, units
+        self.count = 0
+        self.language: str | None = None
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for unit in self._units:
+            if not self.count:
+                self.language = unit.metadata.get("language")
+            self.count += 1
+            yield unit
+        self._units = iter(())
+
+    def result(self) -> IngestResult:
+        """The source's result, once every unit went by (a store that did not
+        read them all, e.g. for an unchanged source, leaves the rest counted here)."""
+        for _ in self:
+            pass
+        language = self.language if self.count else self._doc.language
+        return IngestResult(
+            source_id=self._doc.source_id,
+            chunks=self.count,
+            skipped=False,
+            chunker=self._chunker.name,
+            language=normalize_language(language) if language else None,
+        )
+
+
+def _streams(chunker: Chunker) -> bool:
+    """True when ``chunker`` builds its chunks as :class:`ChunkerBase` does, so
+    they can come one at a time (:meth:`ChunkerBase.iter_chunks`)."""
+    kind = type(chunker)
+    return (
+        isinstance(chunker, ChunkerBase)
+        and kind.chunk is ChunkerBase.chunk
+        and kind._build is ChunkerBase._build
+        and getattr(chunker, "chunk_hierarchy", None) is None
+    )
+
+
+def _stream(doc: Document, chunker: Chunker, units: UnitRules) -> _Streamed:
+    """What :func:`chunk_document` gives for ``doc``, one unit at a time: the
+    chunker's pieces are found now (a bad input fails here), the chunks, units
+    and their links are made as the store reads them, so a source's chunks
+    and units are never all held at once."""
+    if not any(p.text.strip() for p in doc.paragraphs):
+        raise IngestError(f"{doc.source_id}: the document has no text to index")
+    raw = chunker.iter_chunks(doc.paragraphs, doc.source_id, metadata=_metadata(doc))  # type: ignore[attr-defined]
+    return _Streamed(doc, chunker, _prefixed(iter_passages(raw, doc.paragraphs, units), doc.title))
+
+
+def _prefixed(units: Iterable[Chunk], title: str) -> Iterator[Chunk]:
+    for unit in units:
+        add_embed_prefix([unit], title)
+        yield unit
 
 
 def _chunk_all(
     docs: list[Document], chunker: Chunker, skipped: list[SkippedFile] | None, units: UnitRules
-) -> list[tuple[Document, list[Chunk], list[Chunk]]]:
-    """``(doc, chunks, parents)`` for every document; with ``skipped``, the
-    documents of a file that fails (see :func:`ingest_documents`) left out."""
+) -> list[tuple[Document, list[Chunk] | _Streamed, list[Chunk]]]:
+    """``(doc, chunks, parents)`` for every document, the chunks made as they are
+    stored where the chunker allows it (:func:`_stream`); with ``skipped``, the
+    documents of a file that fails (see :func:`ingest_documents`) left out
+    (their chunks all made first, so a failure is known before the store is)."""
     prepared = []
     bad: dict[str, str] = {}
+    big = False
     for doc in docs:
+        if len(doc.paragraphs) >= BIG_SOURCE_PARAGRAPHS:
+            big = give_back() or True  # what parsing it (or chunking the one before) freed
         try:
-            prepared.append((doc, *chunk_document_with_parents(doc, chunker=chunker, units=units)))
+            if skipped is None and doc.metadata.get("unit") != VERSE_UNIT and _streams(chunker):
+                prepared.append((doc, _stream(doc, chunker, units), []))
+            else:
+                prepared.append(
+                    (doc, *chunk_document_with_parents(doc, chunker=chunker, units=units))
+                )
         except PER_FILE_ERRORS as exc:
             if skipped is None:
                 raise
             bad.setdefault(_file_of(doc), skip_reason(exc))
+    if big:
+        give_back()  # the chunker's working lists, before the store stages the units
     if skipped is not None and bad:
         skipped.extend(SkippedFile(path, reason) for path, reason in bad.items())
         skipped.sort(key=lambda s: s.path)
