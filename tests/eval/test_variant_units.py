@@ -36,7 +36,19 @@ def test_unit_sizes_change_only_what_they_name() -> None:
         # explicit values were silently replaced (split_above=10 ran with 500)
         ("paragraph:split_above=10", r"split_above \(10\) must be >= passage_chars \(500\)"),
         ("paragraph:group_below=9999", r"group_below \(9999\) must be <= passage_chars"),
-        ("paragraph:reach=-1", "reach must be a number of chunks >= 0"),
+        (
+            "paragraph:reach=-1",
+            r"'paragraph:reach=-1': reach must be a number of chunks each way from 0 to 50, got -1",
+        ),
+        # a reach over the limit was accepted here and refused by retrieve, without the variant
+        (
+            "paragraph:reach=1000000",
+            r"'paragraph:reach=1000000': reach .* from 0 to 50, got 1000000",
+        ),
+        (
+            "paragraph:reach=" + "9" * 200,
+            r"'paragraph:reach=9{30,50}\.\.\.'?: reach .* got <an integer of about 201 digits>",
+        ),
     ],
 )
 def test_bad_unit_options_are_one_line_errors(text: str, message: str) -> None:

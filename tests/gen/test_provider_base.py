@@ -247,3 +247,17 @@ def test_the_token_limit_sent(
     with pytest.raises(GenerationError):
         cls(api_key="k", base_url=url, max_tokens=given).complete("p")
     assert seen[0].get("max_tokens") == sent
+
+
+@pytest.mark.parametrize("cls", [OpenAIProvider, AnthropicProvider])
+@pytest.mark.parametrize("key", ["", "   ", 123, b"sk-bytes"])
+def test_an_empty_or_non_text_api_key_is_refused_not_replaced_by_the_environment(
+    cls: type[KeyedProvider], key: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # api_key="" used to fall back to $..._API_KEY without a word
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-from-env")
+    with pytest.raises(GenerationError) as caught:
+        cls(api_key=key)  # type: ignore[arg-type]
+    message = str(caught.value)
+    assert "\n" not in message and "api_key is" in message and "_API_KEY" in message

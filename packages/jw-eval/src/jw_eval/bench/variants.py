@@ -28,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 from jw_rag.renames import renamed, warn_renamed
+from jw_rag.retrieve import MAX_REACH
 from jw_rag.units import NO_UNITS, UnitRules
 
 __all__ = [
@@ -107,7 +108,7 @@ def parse_variant(text: str) -> VariantSpec:
 
         if expand not in EXPANSIONS:
             raise ConfigError(
-                f"variant {label!r}: unknown expansion {expand!r}, use {', '.join(EXPANSIONS)}"
+                f"variant {shown_value(label)}: unknown expansion {expand!r}, use {', '.join(EXPANSIONS)}"
             )
     spec = _parse_body(label, body)
     return replace(spec, expand=expand) if plus else spec
@@ -118,10 +119,10 @@ def _parse_body(label: str, body: str) -> VariantSpec:
     name = name.strip().lower()
     if name in PEERS:
         if rest and not rest.strip().isdigit():
-            raise ConfigError(f"peer variant {label!r}: use {name}:<size in characters>")
+            raise ConfigError(f"peer variant {shown_value(label)}: use {name}:<size in characters>")
         size = int(rest) if rest else _DEFAULT_PEER_SIZE
         if size < 1:
-            raise ConfigError(f"peer variant {label!r}: size must be >= 1")
+            raise ConfigError(f"peer variant {shown_value(label)}: size must be >= 1")
         return VariantSpec(label, name, {"size": size}, peer=True)
     from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 
@@ -133,11 +134,20 @@ def _parse_body(label: str, body: str) -> VariantSpec:
     options = parse_chunker_spec(body)[1]
     units = _units(label, options)
     reach = options.pop("reach", None)
-    if reach is not None and (isinstance(reach, bool) or not isinstance(reach, int) or reach < 0):
-        raise ConfigError(f"variant {label!r}: reach must be a number of chunks >= 0")
+    if reach is not None and (
+        isinstance(reach, bool) or not isinstance(reach, int) or not 0 <= reach <= MAX_REACH
+    ):
+        raise ConfigError(
+            f"variant {shown_value(label)}: reach must be a number of chunks each way from 0 to "
+            f"{MAX_REACH}, got {shown_value(reach)}"
+        )
     old = options.pop("windows", None)
     window_chars = renamed(
-        f"variant {label!r}", "windows", old, "window_chars", options.pop("window_chars", None)
+        f"variant {shown_value(label)}",
+        "windows",
+        old,
+        "window_chars",
+        options.pop("window_chars", None),
     )
     if window_chars is not None and (
         isinstance(window_chars, bool) or not isinstance(window_chars, int) or window_chars < 0
@@ -145,7 +155,7 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         used = "window_chars" if old is None else "windows"
         renamed_note = "" if old is None else "; windows is renamed window_chars"
         raise ConfigError(
-            f"variant {label!r}: {used} must be a size in characters >= 0 (0: none{renamed_note})"
+            f"variant {shown_value(label)}: {used} must be a size in characters >= 0 (0: none{renamed_note})"
         )
     return VariantSpec(label, name, options, window_chars=window_chars, units=units, reach=reach)
 
@@ -159,11 +169,11 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
     off = options.pop("units", None)
     sizes = {k: options.pop(k) for k in _UNIT_OPTIONS if k in options}
     if off is not None and str(off).lower() not in ("off", "false", "0", "none"):
-        raise ConfigError(f"variant {label!r}: units takes only 'off' (set sizes with "
+        raise ConfigError(f"variant {shown_value(label)}: units takes only 'off' (set sizes with "
                           f"{', '.join(_UNIT_OPTIONS)})")  # fmt: skip
     if off is not None:
         if sizes:
-            raise ConfigError(f"variant {label!r}: units=off and unit sizes contradict")
+            raise ConfigError(f"variant {shown_value(label)}: units=off and unit sizes contradict")
         return NO_UNITS
     if not sizes:
         return None
@@ -179,7 +189,7 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
     for key, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(
-                f"variant {label!r}: {key} must be a number of characters >= 0, got {value!r}"
+                f"variant {shown_value(label)}: {key} must be a number of characters >= 0, got {value!r}"
             )
     values["wide_window_chars"] = sizes.pop("wide", current.wide_window_chars)
     values.update(sizes)
@@ -191,7 +201,7 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
     try:
         return UnitRules(**values, window_chars=DEFAULT_PIPELINE.units.window_chars)
     except ConfigError as exc:
-        raise ConfigError(f"variant {label!r}: {exc}") from None
+        raise ConfigError(f"variant {shown_value(label)}: {exc}") from None
 
 
 def _switch(label: str, value: Any) -> bool:
@@ -201,7 +211,7 @@ def _switch(label: str, value: Any) -> bool:
         return True
     if text in ("false", "off", "no", "0"):
         return False
-    raise ConfigError(f"variant {label!r}: pooled takes on or off, got {value!r}")
+    raise ConfigError(f"variant {shown_value(label)}: pooled takes on or off, got {value!r}")
 
 
 def parse_variants(text: str) -> list[VariantSpec]:

@@ -267,6 +267,11 @@ class KeyedProvider(SDKProvider):
         timeout: float = 120.0,
     ) -> None:
         super().__init__(model, timeout=timeout)
+        if api_key is not None and (not isinstance(api_key, str) or not api_key.strip()):
+            raise self._error(
+                f"api_key is {'empty' if isinstance(api_key, str) else type(api_key).__name__}: "
+                f"pass the key as text, or leave api_key out to read ${self.key_env}"
+            )
         self.api_key = api_key
         self.base_url = base_url or os.environ.get(self.base_url_env) or None
         if max_tokens is not None and (
