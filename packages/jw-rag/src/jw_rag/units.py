@@ -33,9 +33,9 @@ around it, and segment delivery (:mod:`jw_rag.segments`) gives a reader the
 contiguous run of passages around a hit: small units to find, the surrounding
 text to read. Only the units are embedded: on the argument corpus 1.35 texts
 per paragraph against 1.03 before (paragraph chunks and their windows both
-embedded), but short texts instead of 2,000-character windows, so a cold
-ingest runs about 1.7 times as fast (``benchmarks/ingest_throughput.py
---compare``).
+embedded), but short texts instead of 2,000-character windows: the model
+time per paragraph is 1.15 times that of one text per paragraph (1.12 before;
+``benchmarks/ingest_throughput.py --compare --repeat 3``).
 
 Every unit keeps exact provenance: its ``span`` designates its text in the
 source (``rebuild_text(paragraphs, span) == unit.text``), ``para_ids`` lists
