@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -20,6 +22,7 @@ from tests.jwpub.jw_formats_builder import Doc, jwpub_database, write_jwpub
 from tests.robust import test_hostile_bounds
 
 MB = 1_000_000
+T = TypeVar("T")
 
 XHTML = (
     '<html><body><article><h1 data-pid="1">Water</h1>'
@@ -44,6 +47,15 @@ def _padded_database(padding: int) -> bytes:
     return out
 
 
+def _traced_peak(call: Callable[[], T]) -> tuple[T, int]:
+    """What ``call`` returns, and the peak of Python memory it allocated (bytes)."""
+    tracemalloc.start()
+    try:
+        return call(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_jwpubs_inner_database_is_streamed_to_a_temporary_file(tmp_path: Path) -> None:
     from jw_core.jwpub import read_jwpub
 
@@ -51,12 +63,7 @@ def test_a_jwpubs_inner_database_is_streamed_to_a_temporary_file(tmp_path: Path)
     path = write_jwpub(tmp_path / "big.jwpub", [], database=db)
     del db
     assert path.stat().st_size > 48 * MB
-    tracemalloc.start()
-    try:
-        pub = read_jwpub(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    pub, peak = _traced_peak(lambda: read_jwpub(path))
     assert [d.meps_document_id for d in pub.documents] == [101]
     assert "Gardens need water" in pub.documents[0].xhtml
     assert peak < 12 * MB, f"read_jwpub held {peak / MB:.0f} MB of a 48 MB database"
@@ -75,12 +82,7 @@ def test_a_small_file_is_read_without_reserving_the_size_cap(tmp_path: Path) -> 
 
     path = tmp_path / "small.txt"
     path.write_bytes(b"Gardens need water.\n\n" * 50_000)  # about 1 MB
-    tracemalloc.start()
-    try:
-        loaded = read_path(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    loaded, peak = _traced_peak(lambda: read_path(path))
     assert loaded.data == path.read_bytes()
     assert peak < 4 * MB, f"reading 1 MB held {peak / MB:.0f} MB"  # was the 256 MiB cap
 
