@@ -13,7 +13,9 @@ appended when that is not zero): its SHA-256 digest XOR :data:`CARD_XOR` gives
 32 bytes, the first 16 are the key and the last 16 the IV.
 
 Reading never writes into the user's file: the database is copied out of the
-archive into a temporary directory and opened with a read-only SQLite URI.
+archive into a private temporary file, opened with a read-only SQLite URI
+(the file's name is gone once SQLite has opened it, so an interrupted read
+leaves nothing behind).
 Every problem raises :class:`JwFormatError` with a one-line message naming the
 file.
 """
@@ -23,12 +25,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,11 +248,8 @@ def check_member(archive: zipfile.ZipFile, member: str, name: str) -> zipfile.Zi
 @contextmanager
 def readonly_database(data: bytes, name: str) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a SQLite database given as bytes (a private temp copy)."""
-    with tempfile.TemporaryDirectory(prefix="jw-db-") as tmp:
-        path = Path(tmp) / "copy.db"
-        path.write_bytes(data)
-        with _readonly_file(path, name) as conn:
-            yield conn
+    with _private_database(lambda copy: copy.write(data), name) as conn:
+        yield conn
 
 
 @contextmanager
@@ -260,29 +260,65 @@ def member_database(
     copy a piece at a time (never whole in memory); checked as
     :func:`read_member` checks it."""
     info = check_member(archive, member, name)
-    with tempfile.TemporaryDirectory(prefix="jw-db-") as tmp:
-        path = Path(tmp) / "copy.db"
+
+    def fill(copy: IO[bytes]) -> None:
         try:
-            with archive.open(info) as source, path.open("wb") as copy:
+            with archive.open(info) as source:
                 shutil.copyfileobj(source, copy, 1024**2)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
             raise JwFormatError(
                 f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
             ) from exc
-        with _readonly_file(path, f"{name}: {member}") as conn:
-            yield conn
+
+    with _private_database(fill, f"{name}: {member}") as conn:
+        yield conn
 
 
 @contextmanager
-def _readonly_file(path: Path, name: str) -> Iterator[sqlite3.Connection]:
-    with path.open("rb") as fh:
-        if fh.read(16) != b"SQLite format 3\x00":
-            raise JwFormatError(f"{name} is not a SQLite database")
+def _private_database(
+    fill: Callable[[IO[bytes]], object], name: str
+) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to a private temporary file that ``fill`` writes.
+
+    SQLite needs a file name, but only to open the file: the name is removed
+    as soon as it has (before the copy is written), so a process killed while
+    copying or reading leaves no file behind (on Windows, where an open file
+    keeps its name, it is removed when closed)."""
+    fd, named = tempfile.mkstemp(prefix="jw-db-", suffix=".db")
+    path = Path(named)
+    try:
+        with os.fdopen(fd, "w+b") as copy:
+            conn = _connect_readonly(path, name)
+            try:
+                try:
+                    path.unlink()
+                except OSError:  # Windows: removed once closed (finally below)
+                    pass
+                fill(copy)
+                copy.flush()
+                copy.seek(0)
+                if copy.read(16) != b"SQLite format 3\x00":
+                    raise JwFormatError(f"{name} is not a SQLite database")
+                with _guarded(conn, name):
+                    yield conn
+            finally:
+                conn.close()
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _connect_readonly(path: Path, name: str) -> sqlite3.Connection:
     uri = f"file:{quote(str(path))}?mode=ro"
     try:
-        conn = sqlite3.connect(uri, uri=True)
+        return sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise JwFormatError(f"{name}: the database cannot be opened ({exc})") from exc
+
+
+@contextmanager
+def _guarded(conn: sqlite3.Connection, name: str) -> Iterator[sqlite3.Connection]:
+    """``conn`` with a bound on the work one read may take, its errors one-line
+    :class:`JwFormatError` naming the file."""
     steps = [0]
 
     def count_steps() -> int:  # a non-zero answer interrupts the running statement
@@ -304,8 +340,6 @@ def _readonly_file(path: Path, name: str) -> Iterator[sqlite3.Connection]:
         ) from exc
     except RecursionError as exc:
         raise JwFormatError(f"{name}: the database nests too deeply to read") from exc
-    finally:
-        conn.close()
 
 
 def table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
