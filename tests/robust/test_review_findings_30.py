@@ -3,6 +3,7 @@ test that failed before its fix."""
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -72,3 +73,95 @@ def test_a_damaged_jwpub_database_still_leaves_no_temporary_file(
             read_jwpub(path)
         assert "\n" not in str(caught.value)
         assert _names(spare) == [], label
+
+
+def test_long_distinct_tokens_are_not_kept_by_the_term_cache() -> None:
+    """The full-text term cache (and each thread's stemmer's own cache) kept
+    every word it saw, of any length: 200 distinct 1 MB tokens (a hash, base64,
+    unspaced script) left 600 MB held after their analysis, up to 65,536 of
+    them for the life of the process."""
+    import gc
+    import tracemalloc
+
+    from jw_rag.store._tokens import analyse
+
+    def analyse_long_tokens() -> None:
+        for i in range(100):
+            token = f"{i:03d}" + "q" * 100_000
+            assert analyse(token, "en") == token
+            assert analyse(token.upper(), "es") == token
+
+    tracemalloc.start()
+    try:
+        analyse_long_tokens()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert kept < 2_000_000, f"the term cache kept {kept / 1e6:.0f} MB of analysed tokens"
+    assert analyse("Corações cantam, running runners", "pt") == analyse(
+        "Corações cantam, running runners", "pt"
+    )
+
+
+def test_memory_is_given_back_without_running_a_program(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Finding glibc's malloc_trim ran `/sbin/ldconfig -p` (ctypes.util.find_library)
+    in the middle of the first big ingest, and could name another libc than
+    the one the process runs on; it also raised whatever find_library raised."""
+    import ctypes.util
+    import sys
+
+    from jw_rag import _memory
+
+    started: list[object] = []
+    real_popen = subprocess.Popen.__init__
+
+    def spy(self: subprocess.Popen[bytes], *args: object, **kwargs: object) -> None:
+        started.append(args[0] if args else kwargs.get("args"))
+        real_popen(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def broken(name: str) -> str:
+        raise RuntimeError("find_library is broken here")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", spy)
+    monkeypatch.setattr(ctypes.util, "find_library", broken)
+    _memory._trim.cache_clear()
+    try:
+        assert _memory.give_back() is sys.platform.startswith("linux") and _glibc()
+        assert started == []
+    finally:
+        _memory._trim.cache_clear()
+
+
+def _glibc() -> bool:
+    import platform
+
+    return platform.libc_ver()[0] == "glibc"
+
+
+def test_without_malloc_trim_memory_is_only_collected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """musl, or a libc without malloc_trim: give_back collects and says False."""
+    import ctypes
+
+    from jw_rag import _memory
+
+    class NoTrim:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def __getattr__(self, name: str) -> object:
+            raise AttributeError(name)
+
+    class NoLibrary:
+        def __init__(self, *args: object) -> None:
+            raise OSError("no such library")
+
+    for fake in (NoTrim, NoLibrary):
+        monkeypatch.setattr(ctypes, "CDLL", fake)
+        _memory._trim.cache_clear()
+        try:
+            assert _memory.give_back() is False
+        finally:
+            _memory._trim.cache_clear()

@@ -92,7 +92,7 @@ def test_cached_terms_are_the_terms_of_the_whole_list(text: str, language: str |
 def test_term_cache_is_bounded_and_shared_by_threads() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from jw_rag.store._tokens import _term, analyse
+    from jw_rag.store._tokens import _cached_term, analyse
 
     words = [f"corações{i} canções{i} running{i}" for i in range(70_000)]
     with ThreadPoolExecutor(4) as pool:
@@ -100,4 +100,4 @@ def test_term_cache_is_bounded_and_shared_by_threads() -> None:
     assert got == [_terms_without_cache(t, "pt") for t in words[:2000]]
     for text in words:
         analyse(text, "en")
-    assert _term.cache_info().currsize <= _term.cache_info().maxsize
+    assert _cached_term.cache_info().currsize <= _cached_term.cache_info().maxsize

@@ -12,7 +12,6 @@ read by ebooklib is one). Elsewhere than glibc it only collects.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 import sys
 from functools import cache
@@ -26,9 +25,8 @@ def _trim() -> Any:
     """glibc's ``malloc_trim``, or None where there is none."""
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
+    try:  # the allocator this process uses: its own symbols (no ldconfig run to find a libc)
+        trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # musl and others: nothing to call
         return None
     trim.argtypes = [ctypes.c_size_t]

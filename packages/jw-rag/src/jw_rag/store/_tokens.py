@@ -35,7 +35,9 @@ def _stemmer(language: str) -> Stemmer.Stemmer:
     if cache is None:
         cache = _local.stemmers = {}
     if language not in cache:
-        cache[language] = Stemmer.Stemmer(STEMMED_LANGUAGES[language])
+        # no cache of its own: _cached_term caches the words worth it (a cache of
+        # every word would keep long distinct tokens, see CACHED_WORD_CHARS)
+        cache[language] = Stemmer.Stemmer(STEMMED_LANGUAGES[language], 0)
     return cache[language]
 
 
@@ -51,17 +53,32 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-@lru_cache(maxsize=1 << 16)
+#: Longest word whose term is cached: real words are far shorter, and a
+#: cache of any word would keep a source's distinct long tokens (hashes,
+#: base64, unspaced text) for the life of the process, 65,536 of any size.
+CACHED_WORD_CHARS = 64
+
+
 def _term(word: str, language: str | None) -> str:
     """The index term of one lowercase ``word`` (stemmed, accents folded).
 
-    Cached: a window unit repeats its members' words, and a corpus repeats
-    its vocabulary, so most words of an ingest were analysed before."""
+    Cached up to :data:`CACHED_WORD_CHARS`: a window unit repeats its members'
+    words, and a corpus repeats its vocabulary, so most words of an ingest
+    were analysed before."""
+    if len(word) > CACHED_WORD_CHARS:
+        return _analysed_term(word, language)
+    return _cached_term(word, language)
+
+
+def _analysed_term(word: str, language: str | None) -> str:
     if language not in STEMMED_LANGUAGES:
         return fold(word)
     if language in _FOLD_FIRST:
         return _stemmer(language).stemWord(fold(word))
     return fold(_stemmer(language).stemWord(word))
+
+
+_cached_term = lru_cache(maxsize=1 << 16)(_analysed_term)
 
 
 def _stem_words(words: list[str], language: str | None) -> list[str]:
