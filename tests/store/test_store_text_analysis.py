@@ -101,3 +101,41 @@ def test_term_cache_is_bounded_and_shared_by_threads() -> None:
     for text in words:
         analyse(text, "en")
     assert _cached_term.cache_info().currsize <= _cached_term.cache_info().maxsize
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(
+        st.text(alphabet=st.sampled_from(list("aeiouáéçñ nrstΣσςİ-'\r\t")), max_size=30),
+        max_size=8,
+    ),
+    language=st.sampled_from(["en", "es", "pt", None]),
+    long_line=st.booleans(),
+)
+def test_text_analysed_line_by_line_gives_the_whole_texts_tokens(
+    lines: list[str], language: str | None, long_line: bool
+) -> None:
+    """A window's text repeats its members' lines, so lines are analysed (and
+    remembered) one at a time: the tokens must be those of the whole text, with
+    empty lines, blank lines, a final sigma at a line's end and a line too long
+    to remember."""
+    from jw_rag.store._tokens import _REMEMBERED_LINE_CHARS, analyse
+
+    if long_line:
+        lines = [*lines, "palavra " * (_REMEMBERED_LINE_CHARS // 8 + 1)]
+    text = "\n".join(lines)
+    assert analyse(text, language) == _terms_without_cache(text, language)
+    assert analyse(text, language) == analyse(text, language)
+
+
+def test_remembered_lines_are_bounded_and_shared_by_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jw_rag.store._tokens import _analysed_line, analyse
+
+    texts = [f"Título {i}\nCorações e canções {i}\n\nrunning {i % 7}" for i in range(3000)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: analyse(t, "pt"), texts))
+    assert got == [_terms_without_cache(t, "pt") for t in texts]
+    info = _analysed_line.cache_info()
+    assert info.hits > 0 and info.currsize <= info.maxsize

@@ -85,9 +85,41 @@ def _stem_words(words: list[str], language: str | None) -> list[str]:
     return [_term(w, language) for w in words]
 
 
+#: Lines up to this long are remembered (:func:`_analysed_line`); longer ones are rare
+#: and would make the cache's worst case large.
+_REMEMBERED_LINE_CHARS = 4000
+
+
+def _analysed(text: str, language: str | None) -> str:
+    return " ".join(t for t in _stem_words(_words(text), language) if t)
+
+
+@lru_cache(maxsize=1024)
+def _analysed_line(line: str, language: str | None) -> str:
+    """One line's token string, remembered: a window unit's text is its members'
+    lines again (the title line, paragraphs), and neighbouring windows share most
+    of theirs, so most lines of an ingest were analysed moments before."""
+    return _analysed(line, language)
+
+
 def analyse(text: str, language: str | None) -> str:
-    """The token string stored in the full-text index for ``text``."""
-    return " ".join(t for t in _stem_words(_words(text), normalize_language(language)) if t)
+    """The token string stored in the full-text index for ``text``.
+
+    No word spans a line break, so the text is analysed line by line and the
+    lines' token strings joined: the same string as analysing it whole."""
+    lang = normalize_language(language)
+    if "\n" not in text:
+        return _analysed(text, lang)
+    parts = []
+    for line in text.split("\n"):
+        tokens = (
+            _analysed_line(line, lang)
+            if len(line) <= _REMEMBERED_LINE_CHARS
+            else _analysed(line, lang)
+        )
+        if tokens:
+            parts.append(tokens)
+    return " ".join(parts)
 
 
 def query_terms(query: str, language: str | None = None) -> list[str]:
