@@ -152,7 +152,8 @@ def test_the_tag_and_paragraph_caps_still_hold(monkeypatch: pytest.MonkeyPatch) 
 
 _WORDS = st.sampled_from(
     ["Gardens", "need", "water", " ", "  ", "\n", "\t", "3", "12.", "&amp;", "&lt;", "&nbsp;",
-     "&bogus;", "caf\u00e9", "\u00ad", "\u200b", "<", ">", "&", "x\ny", "  \n  ", ""]
+     "&bogus;", "caf\u00e9", "\u00ad", "\u200b", "<", ">", "&", "x\ny", "  \n  ", "",
+     "\x01", "\x0b", "\u0391\u03b8\u03ae\u03bd\u03b1", "\U0001f600", "\r\n"]
 )  # fmt: skip
 _TAGS = ["p", "div", "span", "b", "i", "a", "li", "ul", "ol", "h1", "h2", "h3", "pre", "br",
          "sup", "table", "tr", "td", "blockquote", "article", "section", "script", "style",
@@ -195,7 +196,9 @@ def _pages(draw: st.DrawFn) -> bytes:
         "<!-- lead --><html><body class='footnotes'>",
     ]))  # fmt: skip
     tail = draw(st.sampled_from(["", "</body></html>", "</html><!-- after -->", "<p>late"]))
-    return (head + body + tail).encode("utf-8")
+    lead = draw(st.sampled_from(["", " \n", "\x01"]))
+    encoding = draw(st.sampled_from(["utf-8", "utf-8", "utf-8-sig", "utf-16"]))
+    return (lead + head + body + tail).encode(encoding, "surrogatepass")
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -33,6 +33,7 @@ __all__ = [
     "HEADING_TAGS",
     "MAX_DEPTH",
     "clean_lines",
+    "check_page",
     "clean_text",
     "depth_error",
     "element_text",
@@ -82,10 +83,9 @@ def clean_lines(text: str) -> str:
     return "".join(parts)
 
 
-def page_text(data: bytes, name: str) -> tuple[str, int]:
-    """HTML ``data`` as text, and where its markup starts (after an XML
-    declaration, which the parser refuses in text); empty, binary or
-    undecodable input, or more than ``MAX_TAGS`` tags, is refused."""
+def check_page(data: bytes, name: str) -> None:
+    """Refuse HTML ``data`` that is too big, holds more than ``MAX_TAGS`` tags,
+    is empty or is binary, before it is decoded."""
     check_text_size(len(data), name)
     tags = data.count(b"<")
     if tags > MAX_TAGS:
@@ -97,6 +97,13 @@ def page_text(data: bytes, name: str) -> tuple[str, int]:
         raise IngestError(f"{name} is empty; pass a page with content")
     if looks_binary(data):
         raise IngestError(f"{name} is not HTML (it holds binary data); check the file")
+
+
+def page_text(data: bytes, name: str) -> tuple[str, int]:
+    """HTML ``data`` as text, and where its markup starts (after an XML
+    declaration, which the parser refuses in text); what :func:`check_page`
+    refuses, or undecodable input, is refused."""
+    check_page(data, name)
     declared = _CHARSET.search(data[:2048])
     try:
         text = decode_text(data, name)

@@ -15,6 +15,8 @@ already-built tree with the same code (its events come from the tree).
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +28,7 @@ from jw_rag.ingest._html import (
     _DROP_CLASSES,
     _INVISIBLE,
     _NOTE_CLASSES,
+    _XML_DECLARATION,
     BLOCK_TAGS,
     HEADING_TAGS,
     MAX_DEPTH,
@@ -33,11 +36,12 @@ from jw_rag.ingest._html import (
     _Break,
     _join_parts,
     _strip_number,
+    check_page,
     clean_text,
     depth_error,
     page_text,
 )
-from jw_rag.ingest._source import check_paragraphs
+from jw_rag.ingest._source import check_paragraphs, clean_controls
 from jw_rag.model import Paragraph
 
 __all__ = ["Page", "extract_paragraphs", "read_page"]
@@ -342,7 +346,7 @@ class _Page:
             if self.first_h1 is None:
                 self.first_h1 = self._text()
             for part in self._parts():
-                if part.h1 is None and depth > part.depth:
+                if part.h1 is None and depth > part.depth and not part.walker.done:
                     part.h1 = self._text()
         if tag == "title" and self.title is None:
             self.title = self._text()
@@ -428,21 +432,63 @@ def _finish(page: _Page, parser: lxml.etree.HTMLParser) -> Page:
 FEED_CHARS = 1 << 20
 
 
+def _utf8_pieces(data: bytes) -> Iterator[str] | None:
+    """UTF-8 ``data`` decoded and cleaned (:func:`clean_controls`) a piece at a
+    time: the text :func:`page_text` gives whole, from after its XML
+    declaration; None when ``data`` is not plain UTF-8 (the caller decodes it
+    whole, with the rules and errors of :func:`page_text`)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:  # checked whole first: a page that is not UTF-8 fails before it is parsed
+        for at in range(start, len(data), FEED_CHARS):
+            decoder.decode(view[at : at + FEED_CHARS], at + FEED_CHARS >= len(data))
+    except UnicodeDecodeError:
+        return None
+    return _pieces(view, start)
+
+
+def _pieces(view: memoryview, start: int) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    head: str | None = ""  # the text up to the first ">", where a declaration ends
+    for at in range(start, len(view), FEED_CHARS):
+        final = at + FEED_CHARS >= len(view)
+        piece = clean_controls(decoder.decode(view[at : at + FEED_CHARS], final))
+        if head is not None:
+            head += piece
+            if ">" not in head and not final:
+                continue
+            declaration = _XML_DECLARATION.match(head)
+            piece = head[declaration.end() :] if declaration else head
+            head = None
+        if piece:
+            yield piece
+
+
 def read_page(data: bytes, name: str, *, article: bool = False) -> Page:
     """The paragraphs of HTML ``data`` (see :class:`Page`) read as a stream, with
-    the checks of :func:`jw_rag.ingest._html.parse_html` and its one-line errors."""
-    text, start = page_text(data, name)
+    the checks of :func:`jw_rag.ingest._html.parse_html` and its one-line errors.
+    UTF-8 is decoded a piece at a time; other text is decoded whole first."""
+    check_page(data, name)
+    pieces = _utf8_pieces(data)
+    if pieces is None:
+        text, start = page_text(data, name)
+        pieces = (text[at : at + FEED_CHARS] for at in range(start, len(text), FEED_CHARS))
     page = _Page(name, article=article)
     parser = lxml.etree.HTMLParser(huge_tree=True, target=page)
+    fed = False
     try:
-        for at in range(start, len(text), FEED_CHARS):
-            parser.feed(text[at : at + FEED_CHARS])
-        del text
+        for piece in pieces:
+            parser.feed(piece)
+            fed = True
+        if not fed:  # nothing but a byte order mark
+            raise lxml.etree.ParserError("Document is empty")
         parser.close()
     except (lxml.etree.ParserError, ValueError) as exc:
         raise IngestError(f"{name} is not parseable HTML ({exc}); check the file") from exc
     return _finish(page, parser)
-
 
 
 def extract_paragraphs(root: lxml.etree._Element, name: str = "the page") -> list[Paragraph]:
