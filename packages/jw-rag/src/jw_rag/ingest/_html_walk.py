@@ -157,7 +157,9 @@ class _Walker:
             run: list[Any] = []
             for part in parts[:last]:
                 if part is _FLUSH:
-                    self.walk.para(_join_parts(run), pid=None, kind="note" if block.in_note else "p")
+                    self.walk.para(
+                        _join_parts(run), pid=None, kind="note" if block.in_note else "p"
+                    )
                     run = []
                 else:
                     run.append(part)

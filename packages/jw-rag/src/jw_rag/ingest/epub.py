@@ -46,9 +46,7 @@ _MEDIA = (
 def _check_text_size(zf: zipfile.ZipFile, name: str) -> None:
     """Refuse a book whose text members would unpack to more than
     :data:`MAX_TEXT_BYTES`, from the archive's directory, before any is read."""
-    text = sum(
-        i.file_size for i in zf.infolist() if not i.is_dir() and not _is_media(i.filename)
-    )
+    text = sum(i.file_size for i in zf.infolist() if not i.is_dir() and not _is_media(i.filename))
     if text > MAX_TEXT_BYTES:
         raise IngestError(
             f"{name}: its text would unpack to {text // (1024 * 1024)} MiB (more "
