@@ -215,3 +215,22 @@ def test_the_stream_reads_any_page_as_the_tree_walk(page: bytes, feed: int) -> N
         _same(page)
     finally:
         walk.FEED_CHARS = old
+
+
+def test_an_epub_chapter_is_read_as_written_in_the_book(tmp_path) -> None:  # noqa: ANN001
+    """The chapter's own markup is parsed (ebooklib's rebuilt copy of it dropped
+    text sitting directly in ``<body>``), with the same rules as an HTML page."""
+    from jw_rag.ingest import parse_epub
+    from tests.robust.hostile_files import epub_bytes
+
+    chapter = (b'<?xml version="1.0" encoding="utf-8"?><html><body>Loose lead text'
+               b"<h1>One</h1><p><b>Hel</b><i>lo</i> world<sup>1</sup></p></body></html>")  # fmt: skip
+    path = tmp_path / "b.epub"
+    path.write_bytes(epub_bytes(chapter=chapter))
+    (doc,) = parse_epub(path)
+    assert doc.paragraphs == [
+        Paragraph("Loose lead text"),
+        Paragraph("One", kind="heading", heading_path=("One",)),
+        Paragraph("Hello world", heading_path=("One",)),
+    ]
+    assert doc.paragraphs == walk.read_page(chapter, "ch1.xhtml").paragraphs
