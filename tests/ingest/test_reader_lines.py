@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from jw_rag._lines import join_lines, line_breaks
 from jw_rag.chunker import chunk_paragraphs
 from jw_rag.ingest import ingest_markdown, ingest_text, parse_markdown, parse_pdf, parse_text
-from jw_rag.ingest._html import extract_paragraphs, parse_html
+from jw_rag.ingest._html import parse_html
+from jw_rag.ingest._html_walk import extract_paragraphs
 from jw_rag.model import rebuild_text
 from jw_rag.units import passages
 from jw_rag.windows import is_window

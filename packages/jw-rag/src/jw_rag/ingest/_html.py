@@ -14,7 +14,6 @@ an address, a chat message) and ``<pre>`` keeps its lines as written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import lxml.etree
 import lxml.html
@@ -23,22 +22,22 @@ from jw_rag._lines import line_breaks
 from jw_rag.errors import IngestError
 from jw_rag.ingest._source import (
     MAX_TAGS,
-    check_paragraphs,
     check_text_size,
     clean_controls,
     decode_text,
     looks_binary,
 )
-from jw_rag.model import Paragraph
 
 __all__ = [
     "BLOCK_TAGS",
     "HEADING_TAGS",
     "MAX_DEPTH",
     "clean_lines",
+    "check_page",
     "clean_text",
+    "depth_error",
     "element_text",
-    "extract_paragraphs",
+    "page_text",
     "parse_html",
 ]
 
@@ -84,8 +83,9 @@ def clean_lines(text: str) -> str:
     return "".join(parts)
 
 
-def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
-    """The document root of HTML ``data``; empty, binary or undecodable input is refused."""
+def check_page(data: bytes, name: str) -> None:
+    """Refuse HTML ``data`` that is too big, holds more than ``MAX_TAGS`` tags,
+    is empty or is binary, before it is decoded."""
     check_text_size(len(data), name)
     tags = data.count(b"<")
     if tags > MAX_TAGS:
@@ -97,6 +97,13 @@ def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
         raise IngestError(f"{name} is empty; pass a page with content")
     if looks_binary(data):
         raise IngestError(f"{name} is not HTML (it holds binary data); check the file")
+
+
+def page_text(data: bytes, name: str) -> tuple[str, int]:
+    """HTML ``data`` as text, and where its markup starts (after an XML
+    declaration, which the parser refuses in text); what :func:`check_page`
+    refuses, or undecodable input, is refused."""
+    check_page(data, name)
     declared = _CHARSET.search(data[:2048])
     try:
         text = decode_text(data, name)
@@ -110,10 +117,19 @@ def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
                 f"{name} does not decode as its declared charset "
                 f"{declared.group(1).decode('ascii', 'replace')}; re-save it as UTF-8"
             ) from exc
-    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)  # lxml refuses str with an XML declaration
+    declaration = _XML_DECLARATION.match(text)
+    return text, declaration.end() if declaration else 0
+
+
+_XML_DECLARATION = re.compile(r"\s*<\?xml[^>]*\?>")
+
+
+def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
+    """The document root of HTML ``data``, refused as :func:`page_text` says."""
+    text, start = page_text(data, name)
     parser = lxml.html.HTMLParser(huge_tree=True)  # no cap on a text node's size
     try:
-        root = lxml.html.document_fromstring(text, parser=parser)
+        root = lxml.html.document_fromstring(text[start:] if start else text, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise IngestError(f"{name} is not parseable HTML ({exc}); check the file") from exc
     _check_complete(parser, root, name)
@@ -125,18 +141,24 @@ def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
 MAX_DEPTH = 512
 
 
+def depth_error(name: str, stopped: lxml.etree._LogEntry | None) -> IngestError:
+    """The error for a page nested deeper than :data:`MAX_DEPTH` (``stopped``:
+    where libxml2 stopped reading it at its own limit, if it did)."""
+    why = f"at line {stopped.line} ({stopped.message.strip()})" if stopped else ""
+    return IngestError(
+        f"{name} nests its elements more than {MAX_DEPTH} deep{' ' + why if why else ''}, "
+        "past what this reader walks: its text would be cut there; flatten the page, or "
+        "save its text and ingest that"
+    )
+
+
 def _check_complete(parser: lxml.html.HTMLParser, root: lxml.etree._Element, name: str) -> None:
     """Refuse a page the parser stopped reading (it hit one of libxml2's limits,
     such as its nesting depth, and would drop the rest silently) or one nested
     deeper than :data:`MAX_DEPTH`."""
     stopped = next((e for e in parser.error_log if e.type_name == "ERR_RESOURCE_LIMIT"), None)
     if stopped is not None or _deeper_than(root, MAX_DEPTH):
-        why = f"at line {stopped.line} ({stopped.message.strip()})" if stopped else ""
-        raise IngestError(
-            f"{name} nests its elements more than {MAX_DEPTH} deep{' ' + why if why else ''}, "
-            "past what this reader walks: its text would be cut there; flatten the page, or "
-            "save its text and ingest that"
-        )
+        raise depth_error(name, stopped)
 
 
 def _deeper_than(root: lxml.etree._Element, limit: int) -> bool:
@@ -155,15 +177,11 @@ def _tag(el: lxml.etree._Element) -> str:
     return tag.rsplit("}", 1)[-1].lower()
 
 
-def _classes(el: lxml.etree._Element) -> set[str]:
-    return {c.lower() for c in (el.get("class") or "").split()}
-
-
 def _dropped(el: lxml.etree._Element) -> bool:
     tag = _tag(el)
     if tag in SKIP_TAGS or tag == "sup":
         return True
-    if _classes(el) & _DROP_CLASSES:
+    if {c.lower() for c in (el.get("class") or "").split()} & _DROP_CLASSES:
         return True
     return (el.get("{http://www.idpf.org/2007/ops}type") or "") == "noteref"
 
@@ -226,91 +244,3 @@ def _strip_number(text: str, number: str) -> str:
     rest = rest.removeprefix(".")
     kept = rest.lstrip()
     return kept if len(kept) < len(rest) else text
-
-
-def _has_block(el: lxml.etree._Element) -> bool:
-    return any(_tag(d) in BLOCK_TAGS for d in el.iterdescendants() if d is not el)
-
-
-@dataclass(slots=True)
-class _Walk:
-    path: list[tuple[int, str]]
-    out: list[Paragraph]
-    name: str = "the page"
-
-    def add(self, paragraph: Paragraph) -> None:
-        self.out.append(paragraph)
-        check_paragraphs(len(self.out), self.name)
-
-    def heading_path(self) -> tuple[str, ...]:
-        return tuple(text for _, text in self.path)
-
-    def heading(self, level: int, text: str) -> None:
-        while self.path and self.path[-1][0] >= level:
-            self.path.pop()
-        self.path.append((level, text))
-        self.add(Paragraph(text, kind="heading", heading_path=self.heading_path()))
-
-    def para(self, text: str, *, pid: str | None, kind: str) -> None:
-        if text.strip():
-            self.add(Paragraph(text, id=pid, heading_path=self.heading_path(), kind=kind))
-
-
-def _kind(el: lxml.etree._Element, in_note: bool) -> str:
-    if in_note:
-        return "note"
-    tag = _tag(el)
-    return {"li": "list", "pre": "code", "blockquote": "quote"}.get(tag, "p")
-
-
-def _is_note(el: lxml.etree._Element) -> bool:
-    if _classes(el) & _NOTE_CLASSES:
-        return True
-    return (el.get("{http://www.idpf.org/2007/ops}type") or "") in ("footnote", "footnotes")
-
-
-def _visit(el: lxml.etree._Element, walk: _Walk, in_note: bool) -> None:
-    tag = _tag(el)
-    if tag in SKIP_TAGS or not tag:
-        return
-    in_note = in_note or _is_note(el)
-    if tag in HEADING_TAGS:
-        text = element_text(el)
-        if text:
-            walk.heading(int(tag[1]), text)
-        return
-    if not _has_block(el):
-        text = element_text(el, keep_whitespace=tag == "pre", lines=True)
-        pid = el.get("data-pid")
-        if pid is not None:
-            pid = pid.strip()
-            if not any("parnum" in _classes(d) for d in el.iterdescendants()):
-                text = _strip_number(text, pid)
-        walk.para(text, pid=pid, kind=_kind(el, in_note))
-        return
-    buffer: list[str] = [el.text or ""]
-
-    def flush() -> None:
-        walk.para(_join_parts(buffer), pid=None, kind="note" if in_note else "p")
-        buffer.clear()
-
-    for child in el:
-        ctag = _tag(child)
-        if ctag in BLOCK_TAGS or ctag in SKIP_TAGS:
-            flush()
-            _visit(child, walk, in_note)
-        elif ctag == "br":
-            buffer.append(_BR)
-        elif ctag and not _dropped(child):
-            _inline_parts(child, buffer)
-        if child.tail:
-            buffer.append(child.tail)
-    flush()
-
-
-def extract_paragraphs(root: lxml.etree._Element, name: str = "the page") -> list[Paragraph]:
-    """Headings and paragraphs under ``root`` in reading order (see module docstring);
-    more than ``MAX_PARAGRAPHS`` of them is an IngestError naming ``name``."""
-    walk = _Walk(path=[], out=[], name=name)
-    _visit(root, walk, False)
-    return walk.out

@@ -97,7 +97,7 @@ MAX_TEXT_BYTES = _MAX_TEXT_BYTES
 #: by count, not by bytes (a 3 MB text of 1,000,000 one-letter paragraphs peaks
 #: at about 265 MB, 32 MB of 1,000,000 short sentences at about 410 MB).
 MAX_PARAGRAPHS = 1_000_000
-#: The most tags an HTML page may hold: its parsed tree costs about 200 bytes a tag.
+#: The most tags an HTML page may hold (counted before it is parsed as a stream).
 MAX_TAGS = 1_000_000
 #: The most an archive's members may unpack to, in bytes, in all.
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024

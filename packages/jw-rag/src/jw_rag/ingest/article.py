@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jw_core import normalize_language
 from jw_rag.errors import IngestError
-from jw_rag.ingest._html import element_text, extract_paragraphs, parse_html
+from jw_rag.ingest._html_walk import read_page
 from jw_rag.ingest._source import Loaded, read_source
 from jw_rag.model import Document
 
@@ -23,23 +23,17 @@ __all__ = ["parse_article", "parse_article_bytes"]
 
 def parse_article_bytes(loaded: Loaded) -> Document:
     """Parse already-read HTML (used for URLs and by :func:`load_documents`)."""
-    root = parse_html(loaded.data, loaded.name)
-    articles = root.xpath("//article")
-    body = articles[0] if articles else root.find("body")
-    if body is None:
-        body = root
-    paragraphs = extract_paragraphs(body, loaded.name)
+    page = read_page(loaded.data, loaded.name, article=True)
+    paragraphs = page.paragraphs
     if not any(p.kind != "heading" for p in paragraphs):
         raise IngestError(
             f"{loaded.name}: no paragraphs found in the HTML; pass an article page "
             "(wol-style <article> with <p> paragraphs)"
         )
-    h1 = body.xpath(".//h1") or root.xpath("//h1")
-    title = element_text(h1[0]) if h1 else ""
+    title = page.h1 if page.h1 is not None else (page.first_h1 or "")
     if not title:
-        title_el = root.find(".//title")
-        title = element_text(title_el) if title_el is not None else ""
-    lang = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang")
+        title = page.title or ""
+    lang = page.lang
     meta = {"source": loaded.url or loaded.name, "format": "article"}
     pids = [p.id for p in paragraphs if p.id is not None]
     if pids:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jw_core import normalize_language
 from jw_rag.errors import IngestError
-from jw_rag.ingest._html import extract_paragraphs, parse_html
+from jw_rag.ingest._html_walk import read_page
 from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._source import Loaded, check_archive, read_path
 from jw_rag.model import Document
@@ -43,23 +43,19 @@ _MEDIA = (
 )  # fmt: skip
 
 
-def _text_only(loaded: Loaded) -> bytes:
-    """The archive with every media member emptied; its text members checked
-    against :data:`MAX_TEXT_BYTES` from the directory before any is unpacked."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(loaded.data)) as src:
-        infos = [i for i in src.infolist() if not i.is_dir()]
-        text = sum(i.file_size for i in infos if not i.filename.lower().endswith(_MEDIA))
-        if text > MAX_TEXT_BYTES:
-            raise IngestError(
-                f"{loaded.name}: its text would unpack to {text // (1024 * 1024)} MiB (more "
-                f"than {MAX_TEXT_BYTES // (1024 * 1024)} MiB); it is not a book this reads"
-            )
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
-            for info in infos:
-                media = info.filename.lower().endswith(_MEDIA)
-                dst.writestr(info.filename, b"" if media else src.read(info))
-    return out.getvalue()
+def _check_text_size(zf: zipfile.ZipFile, name: str) -> None:
+    """Refuse a book whose text members would unpack to more than
+    :data:`MAX_TEXT_BYTES`, from the archive's directory, before any is read."""
+    text = sum(i.file_size for i in zf.infolist() if not i.is_dir() and not _is_media(i.filename))
+    if text > MAX_TEXT_BYTES:
+        raise IngestError(
+            f"{name}: its text would unpack to {text // (1024 * 1024)} MiB (more "
+            f"than {MAX_TEXT_BYTES // (1024 * 1024)} MiB); it is not a book this reads"
+        )
+
+
+def _is_media(member: str) -> bool:
+    return member.lower().endswith(_MEDIA)
 
 
 def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
@@ -74,11 +70,20 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
             raise IngestError(
                 f"{loaded.name} is a zip archive but not an EPUB (no META-INF/container.xml)"
             )
+        _check_text_size(zf, loaded.name)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            text_only = _text_only(loaded)
-            return epub.read_epub(io.BytesIO(text_only), {"ignore_ncx": True})
+            reader = epub.EpubReader(io.BytesIO(loaded.data), {"ignore_ncx": True})
+            read_member = reader.read_file
+
+            def read_file(name: str) -> bytes:  # media is never unpacked, text once
+                return b"" if _is_media(name) else read_member(name)
+
+            reader.read_file = read_file
+            book = reader.load()
+            reader.process()
+            return book
     except IngestError:
         raise
     except Exception as exc:  # ebooklib raises KeyError, EpubException, lxml errors...
@@ -86,6 +91,19 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
         if isinstance(exc, AttributeError | TypeError):  # ebooklib met XML it cannot walk
             reason = "its container or package document (OPF) is not readable XML"
         raise IngestError(f"{loaded.name} is a broken EPUB ({reason}); check the file") from exc
+
+
+def _chapter_bytes(item) -> bytes:  # noqa: ANN001 - ebooklib is untyped
+    """A chapter's markup as it is in the book, let go by the item (it is read
+    once; the caller holds the only reference while it is parsed). A cover page
+    ebooklib makes from its template is that template."""
+    from ebooklib import epub
+
+    if isinstance(item, epub.EpubCoverHtml):
+        return item.get_content() or b" "
+    content = item.content
+    item.content = None
+    return content or b" "
 
 
 def _first_meta(book, name: str) -> str:  # noqa: ANN001 - ebooklib is untyped
@@ -107,9 +125,7 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         name = item.get_name()
-        root = parse_html(item.get_content() or b" ", f"{loaded.name}:{name}")
-        body = root.find("body")
-        paragraphs = extract_paragraphs(body if body is not None else root, f"{loaded.name}:{name}")
+        paragraphs = read_page(_chapter_bytes(item), f"{loaded.name}:{name}").paragraphs
         if not any(p.kind != "heading" for p in paragraphs):
             continue  # cover pages, image-only pages, empty title pages
         headings = [p.text for p in paragraphs if p.kind == "heading"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from jw_core import detect_language
 from jw_core.jwpub import JwDocument, JwFormatError, JwPublication, read_jwpub
 from jw_rag.errors import IngestError
-from jw_rag.ingest._html import extract_paragraphs, parse_html
+from jw_rag.ingest._html_walk import read_page
 from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._local import open_local
 from jw_rag.ingest._source import clean_controls
@@ -43,12 +43,9 @@ def jwpub_source_id(pub: JwPublication, doc: JwDocument) -> str:
 def _document(pub: JwPublication, doc: JwDocument, name: str) -> Document | None:
     if not doc.xhtml.strip():
         return None
-    root = parse_html(doc.xhtml.encode("utf-8"), f"{name} (document {doc.document_id})")
-    articles = root.xpath("//article")
-    body = articles[0] if articles else root.find("body")
-    paragraphs = extract_paragraphs(
-        body if body is not None else root, f"{name} (document {doc.document_id})"
-    )
+    paragraphs = read_page(
+        doc.xhtml.encode("utf-8"), f"{name} (document {doc.document_id})", article=True
+    ).paragraphs
     if not any(p.kind != "heading" and p.text.strip() for p in paragraphs):
         return None
     return Document(
