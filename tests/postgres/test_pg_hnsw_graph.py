@@ -85,7 +85,9 @@ def test_the_asked_graph_is_recorded_and_kept_by_later_opens(pg_database: PgData
     assert _index(dsn)[1] == ["m=24", "ef_construction=128"]
     with PostgresStore(dsn, CountingEmbedder(), hnsw_m=24, hnsw_ef_construction=128) as s:
         assert s.hnsw_graph() == (24, 128)  # the same values are fine
-    with pytest.raises(ConfigError, match=r"hnsw_m=16 differs from this store's 24 .*rebuild_index"):
+    with pytest.raises(
+        ConfigError, match=r"hnsw_m=16 differs from this store's 24 .*rebuild_index"
+    ):
         PostgresStore(dsn, CountingEmbedder(), hnsw_m=16)
 
 
@@ -132,9 +134,9 @@ def test_rebuild_index_changes_the_graph_and_keeps_every_row(pg_database: PgData
         assert _index(dsn)[1] == ["m=8", "ef_construction=100"]
         assert s.stats()["chunks"] == 300
         found = [[h.chunk.id for h in s.search(q, k=5)] for q in queries]
-        assert sum(len(set(f) & set(e)) for f, e in zip(found, exact, strict=True)) >= 0.9 * 5 * len(
-            queries
-        )
+        assert sum(
+            len(set(f) & set(e)) for f, e in zip(found, exact, strict=True)
+        ) >= 0.9 * 5 * len(queries)
         # A bad pair is refused before anything changes.
         with pytest.raises(ConfigError, match="at least twice hnsw_m .* m=60, ef_construction=100"):
             s.rebuild_index(m=60)
