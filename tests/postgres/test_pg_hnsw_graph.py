@@ -79,6 +79,8 @@ def test_the_asked_graph_is_recorded_and_kept_by_later_opens(pg_database: PgData
     assert _index(dsn)[1] == ["m=24", "ef_construction=128"]
     with PostgresStore(dsn, CountingEmbedder()) as s:  # None: the store's own
         assert s.hnsw_graph() == (24, 128)
+        stats = s.stats()
+        assert (stats["hnsw_m"], stats["hnsw_ef_construction"]) == (24, 128)
         with s.deferred_index(memory="64MB") as bulk:  # drops and rebuilds with the recorded pair
             bulk.replace_source("b", make_chunks("b", 30))
         assert s.stats()["chunks"] == 80

@@ -647,16 +647,22 @@ class PostgresStore(StoreCore[psycopg.Connection]):
 
     def _describe(self, conn: psycopg.Connection) -> dict[str, Any]:
         """The server (without password), the tables' size on disk, the
-        schema version and whether the HNSW index exists."""
+        schema version, whether the HNSW index exists and its graph's recorded
+        ``m`` / ``ef_construction``."""
         size = conn.execute(
             "SELECT pg_total_relation_size('jw_chunks') + pg_total_relation_size('jw_sources')"
             " + pg_total_relation_size('jw_parents')"
         ).fetchone()
+        meta = self._meta(conn)
         return {
             "path": self.where,
             "size_bytes": int(size[0]) if size else 0,
             "schema_version": SCHEMA_VERSION,
             "hnsw_index": self._index_exists(conn),
+            "hnsw_m": int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
+            "hnsw_ef_construction": int(
+                meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)
+            ),
         }
 
     def _counts(self, conn: psycopg.Connection) -> Counts:
