@@ -154,8 +154,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     ``ef_search`` fixes HNSW's search breadth; by default (``None``) each
     search picks it from ``k`` and the table's size
     (:func:`~jw_rag.store._pg_breadth.auto_breadth`), which kept recall@10
-    against exact search at 0.95 or more up to a million chunks in
-    ``benchmarks/store_scale.py``. ``hnsw_m`` and ``hnsw_ef_construction``
+    against exact search near 0.95 up to 100,000 chunks in
+    ``benchmarks/store_scale.py`` (at a million, pgvector's default graph
+    found 0.88 at the widest breadth). ``hnsw_m`` and ``hnsw_ef_construction``
     set the HNSW graph of a new store (default pgvector's 16 and 64); the
     store records them, and every later build of its index uses the recorded
     pair (``None`` = the store's own; another value than the store's is an
