@@ -7,6 +7,12 @@ Uses the grown real vectors of ``real_vectors.py`` and the real questions as
 queries, in a bundled PostgreSQL 18 with pgvector 0.8 (or ``--dsn``).
 
     uv run --frozen python benchmarks/pg_hnsw_params.py --rows 100000
+
+``--data-dir DIR`` keeps the bundled server's data in ``DIR`` and reuses its
+loaded table when it holds ``--rows`` rows, so one load serves several runs;
+``--variants vector:16:128 halfvec:16:128`` picks the graphs to build
+(``--load-only`` builds none). Each build runs with ``--index-memory`` of
+``maintenance_work_mem`` and ``--workers`` parallel maintenance workers.
 """
 
 from __future__ import annotations
@@ -74,6 +80,7 @@ def _variant(
                 "ef_search": ef,
                 "recall10": round(float(recall), 3),
                 "p50_ms": round(statistics.median(times), 2),
+                "p95_ms": round(float(np.percentile(times, 95)), 2),
             }
         )
         print(json.dumps(out[-1]), flush=True)
@@ -90,6 +97,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--index-memory", default="1GB")
     parser.add_argument("--dsn", help="an admin DSN of a PostgreSQL with pgvector 0.7 or later")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--variants", nargs="+", type=_variant_arg, default=list(VARIANTS))
+    parser.add_argument("--workers", type=int, default=2, help="parallel maintenance workers")
+    parser.add_argument("--data-dir", type=Path, help="keep the bundled server's data here")
+    parser.add_argument("--load-only", action="store_true", help="load the table, build nothing")
     args = parser.parse_args(argv)
     import psycopg
 
@@ -103,21 +114,48 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="jw-pg-hnsw-") as tmp:
         admin, stop = args.dsn, (lambda: None)
         if admin is None:
-            admin, stop = _bundled_server("pixeltable", Path(tmp) / "pg", False)
+            keep = args.data_dir is not None
+            admin, stop = _bundled_server("pixeltable", args.data_dir or Path(tmp) / "pg", keep)
         try:
-            dsn = _pg_database(admin, "jw_hnsw_params", True)
+            dsn = _pg_database(admin, "jw_hnsw_params", args.data_dir is None)
             with psycopg.connect(dsn, autocommit=True) as conn:
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                _load(conn, vectors)
                 conn.execute(f"SET maintenance_work_mem = '{args.index_memory}'")
-                conn.execute(f"CREATE TABLE t (id bigint, embedding vector({vectors.shape[1]}))")
-                with conn.cursor() as cur, cur.copy("COPY t (id, embedding) FROM STDIN") as cp:
-                    for i, v in enumerate(vectors):
-                        cp.write_row((i, _literal(v)))
-                for kind, m, efc in VARIANTS:
+                conn.execute(f"SET max_parallel_maintenance_workers = {args.workers}")
+                for kind, m, efc in [] if args.load_only else args.variants:
                     results += _variant(conn, kind, m, efc, queries, exact, args.ef_search)
         finally:
             stop()
     return results
+
+
+def _variant_arg(text: str) -> tuple[str, int, int]:
+    kind, _, rest = text.partition(":")
+    m, _, efc = rest.partition(":")
+    if kind not in ("vector", "halfvec") or not m.isdigit() or not efc.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"bad variant {text!r}: write storage:m:ef_construction, e.g. vector:16:128"
+        )
+    return kind, int(m), int(efc)
+
+
+def _load(conn: Any, vectors: np.ndarray) -> None:
+    """Table ``t`` with ``vectors`` (id = row number), loaded by COPY unless it
+    already holds exactly these many rows (a kept data folder)."""
+    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    if conn.execute("SELECT to_regclass('t') IS NOT NULL").fetchone()[0]:
+        if conn.execute("SELECT count(*) FROM t").fetchone()[0] == len(vectors):
+            print(f"reusing the loaded table t ({len(vectors):,} rows)", file=sys.stderr)
+            return
+        conn.execute("DROP TABLE t")
+    start = time.perf_counter()
+    conn.execute(f"CREATE TABLE t (id bigint, embedding vector({vectors.shape[1]}))")
+    with conn.cursor() as cur, cur.copy("COPY t (id, embedding) FROM STDIN") as cp:
+        for i, v in enumerate(vectors):
+            cp.write_row((i, _literal(v)))
+    conn.execute("VACUUM ANALYZE t")
+    took = time.perf_counter() - start
+    print(f"loaded {len(vectors):,} rows in {took:.0f} s", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -332,7 +332,25 @@ def _store(
     assert admin is not None
     dsn = _pg_database(admin, f"jw_scale_{name}_{tag}".replace("-", "_"), not marker.exists())
     options = {} if args.ef_search is None else {"ef_search": args.ef_search}
-    return PostgresStore(dsn, embedder, **options), marker
+    store = PostgresStore(dsn, embedder, **options)
+    graph = (args.hnsw_m, args.hnsw_ef_construction)
+    if any(g is not None for g in graph):
+        own = store.hnsw_graph()
+        asked = tuple(g if g is not None else o for g, o in zip(graph, own, strict=True))
+        if asked != own:  # a loaded store gets a new graph, a new one records it
+            start = time.perf_counter()
+            built = store.rebuild_index(
+                m=asked[0], ef_construction=asked[1], memory=args.index_memory
+            )
+            if built:
+                took = time.perf_counter() - start
+                print(
+                    f"rebuilt the HNSW index m={asked[0]}, ef_construction={asked[1]} "
+                    f"in {took:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return store, marker
 
 
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -350,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument(
         "--index-memory",
         default="2GB",
-        help="maintenance_work_mem for postgres-bulk's index build (default 2GB)",
+        help="maintenance_work_mem for index builds (postgres-bulk, --hnsw-*) (default 2GB)",
     )
     parser.add_argument(
         "--vectors",
@@ -376,6 +394,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "--dsn", help="an admin DSN of a PostgreSQL with pgvector (default: a bundled server)"
     )
     parser.add_argument("--server", choices=["pgserver", "pixeltable"], default="pgserver")
+    parser.add_argument("--hnsw-m", type=int, help="PostgreSQL: the HNSW graph's m")
+    parser.add_argument(
+        "--hnsw-ef-construction", type=int, help="PostgreSQL: the HNSW graph's ef_construction"
+    )
     parser.add_argument("--workdir", type=Path, help="keep and reuse the stores in this folder")
     parser.add_argument(
         "--windows",

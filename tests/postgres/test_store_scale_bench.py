@@ -127,3 +127,24 @@ def test_hnsw_parameter_bench_runs(pg08_database: PgDatabase, real_cache: Path) 
     halfvec, vector = rows[1], rows[0]
     assert halfvec["index_mb"] < vector["index_mb"]  # half the bytes per element
     assert all(r["recall10"] >= 0.8 for r in rows)
+
+
+def test_store_scale_rebuilds_a_kept_store_with_the_asked_graph(
+    pg_database: PgDatabase, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    admin = pg_database()
+    common = ["--sizes", "600", "--dim", "16", "--queries", "5", "--dsn", admin]
+    common += ["--vectors", "clustered", "--stores", "postgres", "--workdir", str(tmp_path)]
+    common += ["--dense-only", "--index-memory", "64MB"]
+    first = _bench().main([*common, "--hnsw-m", "8", "--hnsw-ef-construction", "40"])
+    assert "rebuilt the HNSW index" not in capsys.readouterr().err  # a new store records it
+    second = _bench().main([*common, "--hnsw-ef-construction", "100"])  # the loaded store
+    assert "rebuilt the HNSW index m=8, ef_construction=100" in capsys.readouterr().err
+    assert first[0]["n"] == second[0]["n"] == 600
+    assert second[0]["recall10"] >= 0.8
+    from jw_rag.store.postgres import PostgresStore
+    from tests.store.store_helpers import CountingEmbedder
+
+    dsn = _bench()._pg_database(admin, "jw_scale_postgres_clustered_600_16_7", False)
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        assert s.hnsw_graph() == (8, 100)

@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
 
 __all__ = [
+    "DEFAULT_HNSW_EF_CONSTRUCTION",
+    "DEFAULT_HNSW_M",
     "DEFAULT_INDEX_MEMORY",
     "DEFAULT_POOL_SIZE",
     "EXACT_BELOW",
@@ -60,7 +62,18 @@ HNSW_MAX_DIM = 2000
 #: How much memory :meth:`PostgresStore.build_index` gives PostgreSQL to build
 #: the HNSW graph (a graph larger than this builds much more slowly).
 DEFAULT_INDEX_MEMORY = "1GB"
-_CREATE_HNSW = "CREATE INDEX IF NOT EXISTS jw_chunks_hnsw ON jw_chunks USING hnsw (embedding vector_cosine_ops)"
+#: The HNSW graph a new store builds: pgvector's own defaults (links per node
+#: ``m``, candidate list while building ``ef_construction``). A store records
+#: the pair it was built with and rebuilds its index with that pair.
+DEFAULT_HNSW_M = 16
+DEFAULT_HNSW_EF_CONSTRUCTION = 64
+#: pgvector's bounds: ``m`` 2..100, ``ef_construction`` 4..1000 and at least ``2 * m``.
+_M_RANGE = (2, 100)
+_EFC_RANGE = (4, 1000)
+_CREATE_HNSW = (
+    "CREATE INDEX IF NOT EXISTS {name} ON jw_chunks USING hnsw (embedding vector_cosine_ops) "
+    "WITH (m = {m}, ef_construction = {efc})"
+)
 #: A filtered dense search that keeps fewer chunks than this scans them exactly
 #: (faster than a wide HNSW scan whose candidates the filter mostly drops).
 EXACT_BELOW = 5000
@@ -94,6 +107,43 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def _check_graph(m: object, efc: object) -> None:
+    """One-line ``ConfigError`` unless ``m`` / ``ef_construction`` (each
+    ``None`` = the store's own) are within pgvector's bounds."""
+    for name, value, (low, high) in (
+        ("hnsw_m", m, _M_RANGE),
+        ("hnsw_ef_construction", efc, _EFC_RANGE),
+    ):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+        ):
+            raise ConfigError(
+                f"{name} must be None (the store's own, {DEFAULT_HNSW_M} / "
+                f"{DEFAULT_HNSW_EF_CONSTRUCTION} for a new store) or an integer from {low} "
+                f"to {high}, got {value!r}"
+            )
+    if isinstance(m, int) and isinstance(efc, int) and efc < 2 * m:
+        raise ConfigError(
+            f"hnsw_ef_construction must be at least twice hnsw_m (pgvector's rule), got "
+            f"m={m}, ef_construction={efc}: raise ef_construction to {2 * m} or more"
+        )
+
+
+def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
+    """The (m, ef_construction) of the existing HNSW index (pgvector's
+    defaults where its options do not say), or ``None`` without an index."""
+    row = conn.execute(
+        "SELECT reloptions FROM pg_class WHERE oid = to_regclass('jw_chunks_hnsw')"
+    ).fetchone()
+    if row is None:
+        return None
+    options = dict(o.split("=", 1) for o in (row[0] or []))
+    return (
+        int(options.get("m", DEFAULT_HNSW_M)),
+        int(options.get("ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
+    )
+
+
 class PostgresStore(StoreCore[psycopg.Connection]):
     """A :class:`~jw_rag.store.protocol.Store` in a PostgreSQL database with pgvector.
 
@@ -104,8 +154,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     ``ef_search`` fixes HNSW's search breadth; by default (``None``) each
     search picks it from ``k`` and the table's size
     (:func:`~jw_rag.store._pg_breadth.auto_breadth`), which kept recall@10
-    against exact search at 0.95 or more up to a million chunks in
-    ``benchmarks/store_scale.py``. Opening checks the server's pgvector:
+    against exact search near 0.95 up to 100,000 chunks in
+    ``benchmarks/store_scale.py`` (at a million, pgvector's default graph
+    found 0.88 at the widest breadth). ``hnsw_m`` and ``hnsw_ef_construction``
+    set the HNSW graph of a new store (default pgvector's 16 and 64); the
+    store records them, and every later build of its index uses the recorded
+    pair (``None`` = the store's own; another value than the store's is an
+    error: :meth:`rebuild_index` changes them). Opening checks the server's pgvector:
     an error below 0.5 (no HNSW), a warning below 0.8 (no iterative index
     scans for filtered searches).
     """
@@ -118,6 +173,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         pool_size: int = DEFAULT_POOL_SIZE,
         connect_timeout: int = 10,
         ef_search: int | None = None,
+        hnsw_m: int | None = None,
+        hnsw_ef_construction: int | None = None,
     ) -> None:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ConfigError(f"pool_size must be a positive integer, got {pool_size!r}")
@@ -130,6 +187,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 f"ef_search must be None (chosen per search) or an integer from 1 to "
                 f"{EF_SEARCH_MAX}, got {ef_search!r}"
             )
+        _check_graph(hnsw_m, hnsw_ef_construction)
         super().__init__(embedder)
         self.ef_search = ef_search
         self.where = self._label = describe_dsn(dsn)
@@ -137,6 +195,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 prepare(conn, self.where)
+                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction)
                 versions = conn.execute(
                     "SELECT e.extversion, a.default_version FROM pg_extension e "
                     "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
@@ -158,6 +217,15 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 f"the pgvector extension is missing in {self.where}: run CREATE EXTENSION vector"
             )
         self.pgvector = pgvector_features(versions[0], versions[1], self.where)
+        for name, asked, own in zip(
+            ("hnsw_m", "hnsw_ef_construction"), (hnsw_m, hnsw_ef_construction), graph, strict=True
+        ):
+            if asked is not None and asked != own:
+                raise ConfigError(
+                    f"{name}={asked} differs from this store's {own} (its HNSW graph is m={graph[0]}, "
+                    f"ef_construction={graph[1]}): open it without {name}, or change the graph "
+                    "with rebuild_index(m=..., ef_construction=...)"
+                )
         self._pool = ConnectionPool(
             dsn, min_size=1, max_size=pool_size, kwargs=kwargs, open=True, name="jw-rag"
         )
@@ -204,6 +272,58 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         row = conn.execute("SELECT 1 FROM jw_chunks WHERE embedding IS NOT NULL LIMIT 1")
         return row.fetchone() is not None
 
+    # -- the HNSW graph's parameters -------------------------------------------
+
+    @staticmethod
+    def _record_graph(conn: psycopg.Connection, m: int | None, efc: int | None) -> tuple[int, int]:
+        """The store's (m, ef_construction), recorded on first open: an
+        existing index's own (a store made before they were recorded), else
+        the asked ones, else pgvector's defaults. Concurrent openers agree
+        (the first insert wins)."""
+        meta = dict(
+            conn.execute(
+                "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
+            ).fetchall()
+        )
+        if len(meta) < 2:
+            graph = _index_graph(conn) or (
+                m if m is not None else DEFAULT_HNSW_M,
+                efc if efc is not None else DEFAULT_HNSW_EF_CONSTRUCTION,
+            )
+            if graph[1] < 2 * graph[0]:
+                raise ConfigError(
+                    f"hnsw_ef_construction must be at least twice hnsw_m (pgvector's rule), "
+                    f"got m={graph[0]}, ef_construction={graph[1]}: raise ef_construction "
+                    f"to {2 * graph[0]} or more"
+                )
+            conn.execute(
+                "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
+                "('hnsw_ef_construction', %s) ON CONFLICT (key) DO NOTHING",
+                (str(graph[0]), str(graph[1])),
+            )
+            meta = dict(
+                conn.execute(
+                    "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
+                ).fetchall()
+            )
+        return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
+
+    def _create_index(self, conn: psycopg.Connection, name: str = "jw_chunks_hnsw") -> None:
+        """Build the HNSW index ``name`` with the store's recorded graph."""
+        meta = self._meta(conn)
+        m = int(meta.get("hnsw_m", DEFAULT_HNSW_M))
+        efc = int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
+        conn.execute(_CREATE_HNSW.format(name=name, m=m, efc=efc))
+
+    def hnsw_graph(self) -> tuple[int, int]:
+        """The store's HNSW ``(m, ef_construction)``, as recorded."""
+        with self._conn() as conn:
+            meta = self._meta(conn)
+        return (
+            int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
+            int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
+        )
+
     # -- the vector column ----------------------------------------------------
 
     def _column_ready(self, conn: psycopg.Connection, embedder: Embedder) -> bool:
@@ -227,7 +347,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
         conn.execute(f"ALTER TABLE jw_chunks ALTER COLUMN embedding TYPE vector({dim})")
         if dim <= HNSW_MAX_DIM and not self._defer_index:
-            conn.execute(_CREATE_HNSW)
+            self._create_index(conn)
         conn.execute(
             "INSERT INTO jw_meta (key, value) VALUES ('model_id', %s), ('dim', %s) "
             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
@@ -258,7 +378,46 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             if self._index_exists(conn):
                 return False
             conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
-            conn.execute(_CREATE_HNSW)
+            self._create_index(conn)
+            return True
+
+    def rebuild_index(
+        self,
+        *,
+        m: int | None = None,
+        ef_construction: int | None = None,
+        memory: str = DEFAULT_INDEX_MEMORY,
+    ) -> bool:
+        """Give the store a new HNSW graph (``None`` keeps that parameter):
+        records ``m`` / ``ef_construction`` and builds the index with them
+        beside the old one, which serves searches until the new one replaces
+        it at commit (an error keeps the old index and parameters). Writes
+        wait while it builds. Returns whether an index was built (not without
+        vectors, or for vectors wider than pgvector indexes)."""
+        _check_graph(m, ef_construction)
+        with self._conn(write=True) as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            meta = self._meta(conn)
+            new_m = m if m is not None else int(meta.get("hnsw_m", DEFAULT_HNSW_M))
+            new_efc = (
+                ef_construction
+                if ef_construction is not None
+                else int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
+            )
+            _check_graph(new_m, new_efc)
+            conn.execute(
+                "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
+                "('hnsw_ef_construction', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (str(new_m), str(new_efc)),
+            )
+            dim = meta.get("dim")
+            if dim is None or int(dim) > HNSW_MAX_DIM:
+                return False
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+            conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw_new")
+            self._create_index(conn, "jw_chunks_hnsw_new")
+            conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
+            conn.execute("ALTER INDEX jw_chunks_hnsw_new RENAME TO jw_chunks_hnsw")
             return True
 
     @contextmanager
@@ -489,16 +648,22 @@ class PostgresStore(StoreCore[psycopg.Connection]):
 
     def _describe(self, conn: psycopg.Connection) -> dict[str, Any]:
         """The server (without password), the tables' size on disk, the
-        schema version and whether the HNSW index exists."""
+        schema version, whether the HNSW index exists and its graph's recorded
+        ``m`` / ``ef_construction``."""
         size = conn.execute(
             "SELECT pg_total_relation_size('jw_chunks') + pg_total_relation_size('jw_sources')"
             " + pg_total_relation_size('jw_parents')"
         ).fetchone()
+        meta = self._meta(conn)
         return {
             "path": self.where,
             "size_bytes": int(size[0]) if size else 0,
             "schema_version": SCHEMA_VERSION,
             "hnsw_index": self._index_exists(conn),
+            "hnsw_m": int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
+            "hnsw_ef_construction": int(
+                meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)
+            ),
         }
 
     def _counts(self, conn: psycopg.Connection) -> Counts:
