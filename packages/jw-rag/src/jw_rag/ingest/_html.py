@@ -14,6 +14,7 @@ an address, a chat message) and ``<pre>`` keeps its lines as written.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import lxml.etree
 import lxml.html
@@ -177,13 +178,25 @@ def _tag(el: lxml.etree._Element) -> str:
     return tag.rsplit("}", 1)[-1].lower()
 
 
-def _dropped(el: lxml.etree._Element) -> bool:
-    tag = _tag(el)
+_OPS_TYPE = "{http://www.idpf.org/2007/ops}type"
+
+
+def _classes(attrib: Mapping[str, str]) -> set[str]:
+    return {c.lower() for c in (attrib.get("class") or "").split()}
+
+
+def _dropped_markup(tag: str, attrib: Mapping[str, str]) -> bool:
+    """An inline element whose text is not read (skipped tags, verse and
+    footnote numbers, note references), by its tag and attributes."""
     if tag in SKIP_TAGS or tag == "sup":
         return True
-    if {c.lower() for c in (el.get("class") or "").split()} & _DROP_CLASSES:
+    if _classes(attrib) & _DROP_CLASSES:
         return True
-    return (el.get("{http://www.idpf.org/2007/ops}type") or "") == "noteref"
+    return (attrib.get(_OPS_TYPE) or "") == "noteref"
+
+
+def _dropped(el: lxml.etree._Element) -> bool:
+    return _dropped_markup(_tag(el), el.attrib)
 
 
 class _Break(str):

@@ -25,15 +25,17 @@ import lxml.etree
 from jw_rag.errors import IngestError
 from jw_rag.ingest._html import (
     _BR,
-    _DROP_CLASSES,
     _INVISIBLE,
     _NOTE_CLASSES,
+    _OPS_TYPE,
     _XML_DECLARATION,
     BLOCK_TAGS,
     HEADING_TAGS,
     MAX_DEPTH,
     SKIP_TAGS,
     _Break,
+    _classes,
+    _dropped_markup,
     _join_parts,
     _strip_number,
     check_page,
@@ -46,20 +48,7 @@ from jw_rag.model import Paragraph
 
 __all__ = ["Page", "extract_paragraphs", "read_page"]
 
-_OPS_TYPE = "{http://www.idpf.org/2007/ops}type"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-
-
-def _classes(attrib: Any) -> set[str]:
-    return {c.lower() for c in (attrib.get("class") or "").split()}
-
-
-def _dropped(tag: str, attrib: Any) -> bool:
-    if tag in SKIP_TAGS or tag == "sup":
-        return True
-    if _classes(attrib) & _DROP_CLASSES:
-        return True
-    return (attrib.get(_OPS_TYPE) or "") == "noteref"
 
 
 def _is_note(attrib: Any) -> bool:
@@ -188,7 +177,7 @@ class _Walker:
             elif tag == "br":
                 top.parts.append(_BR)
                 frames.append(None)
-            elif tag and not _dropped(tag, attrib):
+            elif tag and not _dropped_markup(tag, attrib):
                 frames.append(top.parts)
             else:
                 frames.append(None)
@@ -197,7 +186,7 @@ class _Walker:
             if tag == "br":
                 parts.append(_BR)
                 frames.append(None)
-            elif not tag or _dropped(tag, attrib):
+            elif not tag or _dropped_markup(tag, attrib):
                 if type(top) is _Block and not top.level and tag in SKIP_TAGS:
                     parts.append(_FLUSH)
                     top.cuts += 1
@@ -264,7 +253,7 @@ class _TextOf:
             self.parts.append(_BR)
             self.frames.append(False)
         else:
-            self.frames.append(bool(tag) and not _dropped(tag, attrib))
+            self.frames.append(bool(tag) and not _dropped_markup(tag, attrib))
 
     def data(self, text: str) -> None:
         if self.frames and self.frames[-1]:
