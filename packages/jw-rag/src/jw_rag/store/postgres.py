@@ -129,6 +129,15 @@ def _check_graph(m: object, efc: object) -> None:
         )
 
 
+def _graph_meta(conn: psycopg.Connection) -> dict[str, str]:
+    """The HNSW graph parameters recorded in the store's metadata (none, or both)."""
+    return dict(
+        conn.execute(
+            "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
+        ).fetchall()
+    )
+
+
 def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     """The (m, ef_construction) of the existing HNSW index (pgvector's
     defaults where its options do not say), or ``None`` without an index."""
@@ -280,32 +289,19 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         existing index's own (a store made before they were recorded), else
         the asked ones, else pgvector's defaults. Concurrent openers agree
         (the first insert wins)."""
-        meta = dict(
-            conn.execute(
-                "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
-            ).fetchall()
-        )
+        meta = _graph_meta(conn)
         if len(meta) < 2:
             graph = _index_graph(conn) or (
                 m if m is not None else DEFAULT_HNSW_M,
                 efc if efc is not None else DEFAULT_HNSW_EF_CONSTRUCTION,
             )
-            if graph[1] < 2 * graph[0]:
-                raise ConfigError(
-                    f"hnsw_ef_construction must be at least twice hnsw_m (pgvector's rule), "
-                    f"got m={graph[0]}, ef_construction={graph[1]}: raise ef_construction "
-                    f"to {2 * graph[0]} or more"
-                )
+            _check_graph(*graph)  # an asked m with the default ef_construction may break the rule
             conn.execute(
                 "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
                 "('hnsw_ef_construction', %s) ON CONFLICT (key) DO NOTHING",
                 (str(graph[0]), str(graph[1])),
             )
-            meta = dict(
-                conn.execute(
-                    "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
-                ).fetchall()
-            )
+            meta = _graph_meta(conn)
         return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
 
     def _create_index(self, conn: psycopg.Connection, name: str = "jw_chunks_hnsw") -> None:
