@@ -74,6 +74,9 @@ PAGES = [
     b"<div>lead <b>bold</b><nav>menu</nav> tail <span><p>inside span</p></span></div>",
     b"<html><body><h1>A</h1><h3>B</h3><p>under b</p><h2>C</h2><p>under c</p></body></html>",
     b'<meta charset="iso-8859-1"><p>caf\xe9 cr\xe8me</p>',
+    # text after </html>: the parser reopens <html> (and <body>) for it, outside the page
+    b"<html></html>Gardens",
+    b"<html><body><p>a</p></body></html>Gardens<p>late</p><!-- c -->",
 ]
 
 

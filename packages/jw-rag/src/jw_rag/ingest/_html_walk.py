@@ -302,6 +302,9 @@ class _Page:
         self.depth = 0
         self.too_deep = False
         self.seen_root = False
+        # inside a second root element (the parser reopens <html> for what
+        # follows </html>): not part of the page's tree, so nothing is read
+        self.stray = False
         self.lang: str | None = None
         self.root: _Part | None = None
         self.body: _Part | None = None
@@ -316,6 +319,8 @@ class _Page:
     def start(self, tag: Any, attrib: Any) -> None:
         tag = tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
         self.depth += 1
+        if self.stray:
+            return
         if self.depth > MAX_DEPTH:
             self.too_deep = True
         if self.too_deep:
@@ -323,6 +328,7 @@ class _Page:
         depth = self.depth
         if depth == 1 and tag:
             if self.seen_root:  # a second root element: not part of the page's tree
+                self.stray = True
                 return
             self.seen_root = True
             self.lang = attrib.get("lang") or attrib.get(_XML_LANG)
@@ -357,7 +363,7 @@ class _Page:
         return text
 
     def data(self, text: str) -> None:
-        if self.too_deep:
+        if self.too_deep or self.stray:
             return
         for part in self._parts():
             if part.walker.error is None and not part.walker.done:
@@ -367,6 +373,9 @@ class _Page:
 
     def end(self, tag: Any) -> None:
         self.depth -= 1
+        if self.stray:
+            self.stray = self.depth > 0
+            return
         if self.too_deep:
             return
         for part in self._parts():
@@ -382,7 +391,7 @@ class _Page:
             self.texts = [t for t in self.texts if not t.done]
 
     def comment(self, text: str) -> None:
-        if self.too_deep or self.depth == 0:
+        if self.too_deep or self.stray or self.depth == 0:
             return
         for part in self._parts():  # a node without text; what follows is its tail
             walker = part.walker
