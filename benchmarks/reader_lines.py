@@ -11,7 +11,7 @@ back with the real text reader (``jw rag ingest text``'s parser) and reports:
   (it should keep none: a wrapped line is not a unit boundary);
 * the units the default pipeline builds from the reader's document, and how
   many of them start in the middle of a line of the written file that a
-  unit could hold whole (at most 750 characters: ``split_above``);
+  unit could hold whole (at most ``split_above`` characters);
 * with ``--bench``, the chunker bench (``paragraph`` against the default
   peer set) on the documents as read, the answers carried to the read text.
 
@@ -44,7 +44,7 @@ from jw_eval.spans import ExpectedSpan
 from jw_rag.chunker import chunk_paragraphs
 from jw_rag.ingest import parse_text
 from jw_rag.model import PARAGRAPH_SEPARATOR, rebuild_text
-from jw_rag.units import passages
+from jw_rag.units import DEFAULT_UNITS, passages
 
 SETS = {
     "argument": "argument",
@@ -131,7 +131,7 @@ def measure(dataset: Dataset, layout: str, folder: Path) -> tuple[dict[str, Any]
         # where each unit starts in the written file: map read text -> file text
         back = _align(read[doc_id].text, text)
         starts = _line_starts(text)
-        short = _short_lines(text, 750)
+        short = _short_lines(text, DEFAULT_UNITS.split_above)
         offsets = [0]
         for p in parsed.paragraphs:
             offsets.append(offsets[-1] + len(p.text) + len(PARAGRAPH_SEPARATOR))

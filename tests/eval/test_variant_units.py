@@ -66,8 +66,8 @@ def test_pooled_takes_the_words_for_off() -> None:
 
 
 def test_sizes_not_given_follow_the_given_passage_size() -> None:
-    assert parse_variant("paragraph:passage_chars=900").units == UnitRules(
-        passage_chars=900, split_above=900
+    assert parse_variant("paragraph:passage_chars=1200").units == UnitRules(
+        passage_chars=1200, split_above=1200
     )
     assert parse_variant("paragraph:passage_chars=100").units == UnitRules(
         passage_chars=100, group_below=100

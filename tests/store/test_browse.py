@@ -14,7 +14,7 @@ from jw_rag.ingest import ingest_markdown
 from jw_rag.source_list import list_sources
 from jw_rag.store import open_store
 
-# 200 to 750 characters each: the default units keep every paragraph a unit of its own
+# 200 to 1,000 characters each: the default units keep every paragraph a unit of its own
 PARAGRAPHS = [
     f"Paragraph number {i} says something different. " + "It argues its point at length. " * 6
     for i in range(5)
