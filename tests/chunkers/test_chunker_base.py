@@ -263,15 +263,16 @@ def test_ids_golden() -> None:
 
 
 def test_passages_ids_and_links_golden() -> None:
-    paras = ["Alpha is first. " * 60]
+    paras = ["Alpha is first. " * 80]  # 1,280 characters: over split_above, three passages
     units = passages(chunk_paragraphs(paras, "doc"), paras)
     got = [
         (u.id, u.metadata["chunk_index"], u.metadata["prev_id"], u.metadata["next_id"])
         for u in units
     ]
     assert got == [
-        ("doc:u82f2ede4cd28", 0, None, "doc:u5a4546f2ab63"),
-        ("doc:u5a4546f2ab63", 1, "doc:u82f2ede4cd28", None),
+        ("doc:u63d8f29a4d87", 0, None, "doc:uf5649e39ae29"),
+        ("doc:uf5649e39ae29", 1, "doc:u63d8f29a4d87", "doc:u8af238c2cb7c"),
+        ("doc:u8af238c2cb7c", 2, "doc:uf5649e39ae29", None),
     ]
 
 

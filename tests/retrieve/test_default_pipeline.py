@@ -34,7 +34,10 @@ _LONG = (
     "The keeper recorded the visit in the ledger in the same plain hand. "
     "Years later his daughter found the entry and read it aloud at his funeral. "
     "Nobody in the village had known the story until that day. "
-    "The ledger is kept now in the small museum by the harbour."
+    "The ledger is kept now in the small museum by the harbour. "
+    "Visitors stop longest at the page where the storm is written down. "
+    "The curator keeps the scarf in a glass case beside it, folded as it was found. "
+    "Children are allowed to touch the ledger's cover but not to turn its pages."
 )
 _ROWS = [f"Year {1900 + i}: {40 + i} ships passed, {i % 3} were lost." for i in range(12)]
 
@@ -49,10 +52,11 @@ def test_default_pipeline_delivers_the_passage_and_its_context(tmp_path: Path) -
     try:
         (result,) = ingest_documents(store, [_doc()])
         units = chunk_document(_doc())
-        # the heading and the 837-character paragraph are two passages; the rows
-        # (merged in pairs by the paragraph chunker) are grouped up to 500 characters
+        # the heading and the 1,048-character paragraph (over split_above) are two
+        # passages; the rows (merged in pairs by the paragraph chunker) are grouped up
+        # to 500 characters
         assert [(u.metadata.get("unit"), len(u.text)) for u in units] == [
-            ("passage", 419), ("passage", 418), ("grouped", 418), (None, 82)
+            ("passage", 503), ("passage", 556), ("grouped", 418), (None, 82)
         ]  # fmt: skip
         assert units[2].metadata["para_ids"] == list(range(2, 12))
         assert result.chunks == len(units) == 4
