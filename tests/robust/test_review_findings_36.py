@@ -1,0 +1,41 @@
+"""Findings of the review of the scale-and-cost work (streaming parse, line
+cache, HNSW graph options), each with the test that failed before its fix."""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.jwpub.jw_formats_builder import Doc, write_jwpub
+
+XHTML = (
+    '<html><body><article><h1 data-pid="1">Water</h1>'
+    '<p data-pid="2">Gardens need water every morning, and the soil keeps it.</p>'
+    "</article></body></html>"
+)
+
+
+def test_a_jwpub_whose_database_is_in_wal_mode_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database saved in WAL mode (bytes 18-19 of its header are 2) was read
+    before its private copy lost its name; since then SQLite, which opens the
+    copy's ``-wal`` and ``-shm`` files beside it by name, failed with "disk I/O
+    error" and the publication was refused as damaged. It is read, and no file
+    is left in (or made in) the temporary folder."""
+    from jw_core.jwpub import read_jwpub
+
+    spare = tmp_path / "tmp"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    plain = write_jwpub(tmp_path / "plain.jwpub", [Doc(1, 101, "Water", XHTML)])
+    with zipfile.ZipFile(plain) as outer, zipfile.ZipFile(outer.open("contents")) as inner:
+        db = bytearray(inner.read("tp.db"))
+    db[18:20] = b"\x02\x02"  # what `PRAGMA journal_mode=WAL` leaves in the file
+    path = write_jwpub(tmp_path / "wal.jwpub", [Doc(1, 101, "Water", XHTML)], database=bytes(db))
+    pub = read_jwpub(path)
+    assert "Gardens need water" in pub.documents[0].xhtml
+    assert sorted(spare.iterdir()) == []
