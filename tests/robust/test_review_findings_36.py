@@ -39,3 +39,23 @@ def test_a_jwpub_whose_database_is_in_wal_mode_is_read(
     pub = read_jwpub(path)
     assert "Gardens need water" in pub.documents[0].xhtml
     assert sorted(spare.iterdir()) == []
+
+
+def test_an_epub_whose_spine_lists_a_chapter_twice_gives_the_chapter_once() -> None:
+    """A spine that lists one chapter twice (seen in converted books) made each
+    listing a document with one id, refused before anything was stored; since
+    chapters are read once from the archive, the second listing found the
+    chapter's markup let go and failed the book as "is empty". The chapter is
+    one document, at its first place in the spine."""
+    from jw_rag.ingest._source import Loaded
+    from jw_rag.ingest.epub import parse_epub_bytes
+    from tests.robust.hostile_files import OPF, epub_bytes
+
+    twice = OPF.replace(b'<itemref idref="c1"/>', b'<itemref idref="c1"/><itemref idref="c1"/>')
+    docs = parse_epub_bytes(
+        Loaded(data=epub_bytes(opf=twice), name="book.epub", path=Path("book.epub"))
+    )
+    assert [(d.source_id, [p.text for p in d.paragraphs]) for d in docs] == [
+        ("book/ch1", ["One", "A paragraph of the chapter."])
+    ]
+    assert docs[0].metadata["spine_index"] == 0

@@ -120,11 +120,15 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
     book_title = _first_meta(book, "title")
     language = normalize_language(_first_meta(book, "language"))
     docs: list[Document] = []
+    read: set[str] = set()  # a spine may list a chapter twice: it is one document
     for position, (idref, *_rest) in enumerate(book.spine):
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         name = item.get_name()
+        if name in read:
+            continue
+        read.add(name)
         paragraphs = read_page(_chapter_bytes(item), f"{loaded.name}:{name}").paragraphs
         if not any(p.kind != "heading" for p in paragraphs):
             continue  # cover pages, image-only pages, empty title pages
