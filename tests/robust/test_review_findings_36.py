@@ -59,3 +59,31 @@ def test_an_epub_whose_spine_lists_a_chapter_twice_gives_the_chapter_once() -> N
         ("book/ch1", ["One", "A paragraph of the chapter."])
     ]
     assert docs[0].metadata["spine_index"] == 0
+
+
+@pytest.mark.parametrize("empty", [b"", b" \n\t "])
+def test_an_empty_chapter_file_is_left_out_like_a_page_without_text(empty: bytes) -> None:
+    """A spine document whose file is empty (a placeholder a converter left)
+    failed the whole book ("is empty; pass a page with content"), while a
+    chapter of markup with no text (a cover, an image page) is left out. It is
+    left out too, and the book's other chapters are read."""
+    from jw_rag.ingest._source import Loaded
+    from jw_rag.ingest.epub import parse_epub_bytes
+    from tests.jwpub.jw_formats_builder import zip_bytes
+    from tests.robust.hostile_files import CHAPTER, CONTAINER, OPF
+
+    opf = OPF.replace(
+        b"</manifest>",
+        b'<item id="c0" href="ch0.xhtml" media-type="application/xhtml+xml"/></manifest>',
+    ).replace(b"<spine>", b'<spine><itemref idref="c0"/>')
+    data = zip_bytes(
+        {
+            "mimetype": b"application/epub+zip",
+            "META-INF/container.xml": CONTAINER,
+            "content.opf": opf,
+            "ch0.xhtml": empty,
+            "ch1.xhtml": CHAPTER,
+        }
+    )
+    docs = parse_epub_bytes(Loaded(data=data, name="book.epub", path=Path("book.epub")))
+    assert [(d.source_id, d.metadata["spine_index"]) for d in docs] == [("book/ch1", 1)]

@@ -100,10 +100,10 @@ def _chapter_bytes(item) -> bytes:  # noqa: ANN001 - ebooklib is untyped
     from ebooklib import epub
 
     if isinstance(item, epub.EpubCoverHtml):
-        return item.get_content() or b" "
+        return item.get_content() or b""
     content = item.content
     item.content = None
-    return content or b" "
+    return content or b""
 
 
 def _first_meta(book, name: str) -> str:  # noqa: ANN001 - ebooklib is untyped
@@ -129,7 +129,11 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
         if name in read:
             continue
         read.add(name)
-        paragraphs = read_page(_chapter_bytes(item), f"{loaded.name}:{name}").paragraphs
+        markup = _chapter_bytes(item)
+        if not markup.strip():
+            continue  # an empty file (a converter's placeholder): a page without text
+        paragraphs = read_page(markup, f"{loaded.name}:{name}").paragraphs
+        del markup  # held no longer than the parse
         if not any(p.kind != "heading" for p in paragraphs):
             continue  # cover pages, image-only pages, empty title pages
         headings = [p.text for p in paragraphs if p.kind == "heading"]
