@@ -87,3 +87,25 @@ def test_an_empty_chapter_file_is_left_out_like_a_page_without_text(empty: bytes
     )
     docs = parse_epub_bytes(Loaded(data=data, name="book.epub", path=Path("book.epub")))
     assert [(d.source_id, d.metadata["spine_index"]) for d in docs] == [("book/ch1", 1)]
+
+
+def test_an_epub_missing_a_stylesheet_its_manifest_lists_is_read() -> None:
+    """A book whose manifest lists a stylesheet the archive lacks was refused
+    whole ("broken EPUB (There is no item named 'style.css' ...)"), though the
+    reader never looks at stylesheets; a missing image was already no matter.
+    Both are read, with the chapter's text."""
+    from jw_rag.ingest._source import Loaded
+    from jw_rag.ingest.epub import parse_epub_bytes
+    from tests.robust.hostile_files import OPF, epub_bytes
+
+    opf = OPF.replace(
+        b"</manifest>",
+        b'<item id="css" href="style.css" media-type="text/css"/>'
+        b'<item id="img" href="cover.jpg" media-type="image/jpeg"/></manifest>',
+    )
+    docs = parse_epub_bytes(
+        Loaded(data=epub_bytes(opf=opf), name="book.epub", path=Path("book.epub"))
+    )
+    assert [(d.source_id, [p.text for p in d.paragraphs]) for d in docs] == [
+        ("book/ch1", ["One", "A paragraph of the chapter."])
+    ]

@@ -1,9 +1,10 @@
 """EPUB books (ebooklib): one :class:`Document` per chapter, in spine order.
 
-Only the text members reach ebooklib: media (images, fonts, audio) are emptied
-first, and the text may unpack to :data:`MAX_TEXT_BYTES` at most, so a book
-costs memory in proportion to its text. A chapter is a spine document with text; its paragraphs and headings are
-read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
+Only the text members reach ebooklib: media (images, fonts, audio),
+stylesheets and scripts are emptied first (a missing one is no matter), and
+the text may unpack to :data:`MAX_TEXT_BYTES` at most, so a book costs memory
+in proportion to its text. A chapter is a spine document with text; its
+paragraphs and headings are read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
 ``"<book>/<chapter file without extension>"`` where ``<book>`` is the file
 stem (or the caller's ``source_id``); chapters whose files differ only in
 their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``). The chapter title is its first heading,
@@ -35,11 +36,12 @@ _EPUB_MIMETYPE = b"application/epub+zip"
 MAX_TEXT_BYTES = 64 * 1024 * 1024
 
 #: Members this reader never looks at: emptied before ebooklib reads the book,
-#: which would otherwise hold every one of them in memory.
+#: which would otherwise hold every one of them in memory (and, like ebooklib,
+#: refuse the book when one the manifest lists is missing).
 _MEDIA = (
     ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".svg", ".ico",
     ".ttf", ".otf", ".woff", ".woff2", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".webm",
-    ".wav", ".pdf",
+    ".wav", ".pdf", ".css", ".js",
 )  # fmt: skip
 
 
