@@ -109,3 +109,22 @@ def test_an_epub_missing_a_stylesheet_its_manifest_lists_is_read() -> None:
     assert [(d.source_id, [p.text for p in d.paragraphs]) for d in docs] == [
         ("book/ch1", ["One", "A paragraph of the chapter."])
     ]
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "UTF-16LE", "utf-32"])
+def test_a_page_that_declares_utf16_but_is_not_is_refused_not_read_as_mojibake(
+    charset: str,
+) -> None:
+    """A page in a one-byte encoding whose <meta> says UTF-16 (a declaration
+    that can be read as ASCII is not in UTF-16) was decoded as UTF-16 and
+    stored as CJK-looking garbage. The declaration is not believed (HTML's
+    own rule takes it for UTF-8): the page is refused with the advice its
+    bytes call for."""
+    from jw_rag.errors import IngestError
+    from jw_rag.ingest._html_walk import read_page
+
+    data = (
+        f'<meta charset="{charset}"><html><body><p>Canción del corazón!</p></body></html>'
+    ).encode("latin-1")
+    with pytest.raises(IngestError, match=r"is not UTF-8 .*looks like cp1252"):
+        read_page(data, "p.html")
