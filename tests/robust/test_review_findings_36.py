@@ -128,3 +128,20 @@ def test_a_page_that_declares_utf16_but_is_not_is_refused_not_read_as_mojibake(
     ).encode("latin-1")
     with pytest.raises(IngestError, match=r"is not UTF-8 .*looks like cp1252"):
         read_page(data, "p.html")
+
+
+def test_a_page_whose_xml_declaration_names_its_encoding_is_decoded_by_it() -> None:
+    """An XHTML page (or EPUB chapter) in ISO-8859-1 that says so in its XML
+    declaration, as XML does, was refused ("is not UTF-8 ... convert it with
+    iconv"): only a <meta> charset was looked for. The declaration is read the
+    same way; a page that is valid UTF-8 is still read as UTF-8."""
+    from jw_rag.ingest._html_walk import read_page
+
+    latin = (
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+        "<body><p>Canción del corazón</p></body></html>"
+    )
+    page = read_page(latin.encode("latin-1"), "ch.xhtml")
+    assert [p.text for p in page.paragraphs] == ["Canción del corazón"]
+    page = read_page(latin.encode("utf-8"), "ch.xhtml")
+    assert [p.text for p in page.paragraphs] == ["Canción del corazón"]

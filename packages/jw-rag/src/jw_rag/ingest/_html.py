@@ -59,6 +59,7 @@ _NOTE_CLASSES = frozenset({"footnote", "footnotes", "fnbody", "notes"})
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
 _SPACES = re.compile(r"\s+")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9_.:-]+)""")
 
 
 def clean_text(text: str) -> str:
@@ -105,7 +106,7 @@ def page_text(data: bytes, name: str) -> tuple[str, int]:
     declaration, which the parser refuses in text); what :func:`check_page`
     refuses, or undecodable input, is refused."""
     check_page(data, name)
-    declared = _CHARSET.search(data[:2048])
+    declared = _XML_ENCODING.match(data[:2048]) or _CHARSET.search(data[:2048])
     try:
         text = decode_text(data, name)
     except IngestError:
