@@ -76,6 +76,13 @@ def test_search_help_lists_choices_and_short_k(capsys: pytest.CaptureFixture[str
     assert "Usage: jw rag search [OPTIONS] QUERY" in out and "{" not in out
 
 
+def test_search_help_shows_bracketed_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """The help is rich markup: "[start, end]" was taken for a style tag and
+    dropped, leaving "hit ( of the hit in text)"."""
+    flat = "".join(run(capsys, "rag", "search", "-h")[1].split())
+    assert "hit([start,end]ofthehitintext)" in flat
+
+
 def test_bad_choice_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "rag", "search", "q", "--mode", "fuzzy")
     assert (code, err) == (2, "error: --mode 'fuzzy' is not one of dense, bm25, hybrid\n")

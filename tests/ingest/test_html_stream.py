@@ -16,15 +16,18 @@ from tests.ingest import html_tree_walk
 
 
 def _tree_read(data: bytes, name: str, *, article: bool) -> tuple:
-    """What the readers took from a page before: the tree, then the walk."""
+    """What the readers took from a page before: the tree, then the walk. Only
+    the page's root element is searched: what follows ``</html>`` is another
+    root the parser opens, which the readers never read (the old ones found an
+    ``<h1>`` or ``<article>`` there with ``//``)."""
     root = parse_html(data, name)
-    articles = root.xpath("//article") if article else []
+    articles = root.xpath(".//article") if article else []
     body = articles[0] if articles else root.find("body")
     if body is None:
         body = root
     paragraphs = html_tree_walk.extract_paragraphs(body, name)
     h1 = body.xpath(".//h1")
-    first = root.xpath("//h1")
+    first = root.xpath(".//h1")
     title = root.find(".//title")
     return (
         paragraphs,
@@ -77,6 +80,8 @@ PAGES = [
     # text after </html>: the parser reopens <html> (and <body>) for it, outside the page
     b"<html></html>Gardens",
     b"<html><body><p>a</p></body></html>Gardens<p>late</p><!-- c -->",
+    b"<html><body><p>a</p></body></html><h1>Stray</h1>",
+    b"<p>lead</p></html><article><h1>Late</h1><p>after</p></article>",
 ]
 
 

@@ -93,6 +93,17 @@ def test_the_asked_graph_is_recorded_and_kept_by_later_opens(pg_database: PgData
         PostgresStore(dsn, CountingEmbedder(), hnsw_m=16)
 
 
+def _unrecorded_store(dsn: str, chunks: int) -> list[str]:
+    """A store as an older version left it (its graph not recorded), and the
+    ids of the top five hits for one query."""
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("old", chunks))
+        before = [h.chunk.id for h in s.search("paragraph 7 of old", k=5)]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DELETE FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')")
+    return before
+
+
 @pytest.mark.parametrize(
     ("with_clause", "graph"),
     [("", (16, 64)), (" WITH (m = 12, ef_construction = 40)", (12, 40))],
@@ -101,11 +112,8 @@ def test_a_store_made_before_the_graph_was_recorded_keeps_its_index(
     pg_database: PgDatabase, with_clause: str, graph: tuple[int, int]
 ) -> None:
     dsn = pg_database()
-    with PostgresStore(dsn, CountingEmbedder()) as s:
-        s.add(make_chunks("old", 40))
-        before = [h.chunk.id for h in s.search("paragraph 7 of old", k=5)]
-    with psycopg.connect(dsn, autocommit=True) as conn:  # what an older version left
-        conn.execute("DELETE FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')")
+    before = _unrecorded_store(dsn, 40)
+    with psycopg.connect(dsn, autocommit=True) as conn:  # an index made by hand
         conn.execute("DROP INDEX jw_chunks_hnsw")
         conn.execute(
             "CREATE INDEX jw_chunks_hnsw ON jw_chunks USING hnsw (embedding vector_cosine_ops)"
@@ -213,3 +221,38 @@ def test_concurrent_first_opens_agree_on_the_graph(pg_database: PgDatabase) -> N
     assert set(graphs) == {recorded}  # every open that succeeded saw the one recorded pair
     assert len(graphs) + len(errors) == 4 and len(graphs) >= 1
     assert all("differs from this store's" in str(e) for e in errors)
+
+
+@pytest.mark.parametrize("reader", ["read-only transactions", "a role that may only read"])
+def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
+    pg_database: PgDatabase, reader: str
+) -> None:
+    """Opening recorded the graph of a store made before it was recorded, so a
+    reader (a hot standby, a SELECT-only role) could no longer open such a
+    store to search it ("cannot execute INSERT in a read-only transaction",
+    "permission denied for table jw_meta"). It opens and searches; the first
+    open that may write records the graph."""
+    dsn = pg_database()
+    before = _unrecorded_store(dsn, 20)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if reader == "read-only transactions":
+            where = "-c default_transaction_read_only=on"
+            read_dsn = psycopg.conninfo.make_conninfo(dsn, options=where)
+        else:
+            role = "reader_" + conn.info.dbname
+            conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'r'")
+            conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+            read_dsn = psycopg.conninfo.make_conninfo(dsn, user=role, password="r")
+    try:
+        with PostgresStore(read_dsn, CountingEmbedder()) as s:
+            assert [h.chunk.id for h in s.search("paragraph 7 of old", k=5)] == before
+            assert s.hnsw_graph() == (DEFAULT_HNSW_M, DEFAULT_HNSW_EF_CONSTRUCTION)
+        assert _meta(dsn) == {}
+        with PostgresStore(dsn, CountingEmbedder()):
+            pass
+        assert _meta(dsn) == {"hnsw_m": "16", "hnsw_ef_construction": "64"}
+    finally:
+        if reader != "read-only transactions":
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(f"DROP OWNED BY {role}")
+                conn.execute(f"DROP ROLE {role}")

@@ -127,7 +127,7 @@ def search(
     """Search the store; each row shows where the hit comes from, its own text,
     and the hits its delivered context holds (folded: not repeated as rows).
     --json prints one hit a line, best first: score, id, source_id, text (the
-    hit with its context, in reading order), hit ([start, end] of the hit in
+    hit with its context, in reading order), hit (\\[start, end] of the hit in
     text), heading, pages, para_ids (strings; #N is a paragraph's position),
     folded.
 

@@ -299,12 +299,25 @@ def _private_database(
                 copy.seek(0)
                 if copy.read(16) != b"SQLite format 3\x00":
                     raise JwFormatError(f"{name} is not a SQLite database")
+                _rollback_mode(copy)
                 with _guarded(conn, name):
                     yield conn
             finally:
                 conn.close()
     finally:
         path.unlink(missing_ok=True)
+
+
+def _rollback_mode(copy: IO[bytes]) -> None:
+    """Mark the copy as a rollback-journal database when its header says WAL
+    mode (byte 18 or 19 is 2): SQLite would then open ``-wal`` and ``-shm``
+    files by the copy's name, which is gone, and fail. Only the database file
+    was copied, so what is read is that file's rows either way."""
+    copy.seek(18)
+    if 2 in copy.read(2):
+        copy.seek(18)
+        copy.write(b"\x01\x01")
+        copy.flush()
 
 
 def _connect_readonly(path: Path, name: str) -> sqlite3.Connection:

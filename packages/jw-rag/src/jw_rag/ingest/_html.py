@@ -59,6 +59,7 @@ _NOTE_CLASSES = frozenset({"footnote", "footnotes", "fnbody", "notes"})
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
 _SPACES = re.compile(r"\s+")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9_.:-]+)""")
 
 
 def clean_text(text: str) -> str:
@@ -105,18 +106,20 @@ def page_text(data: bytes, name: str) -> tuple[str, int]:
     declaration, which the parser refuses in text); what :func:`check_page`
     refuses, or undecodable input, is refused."""
     check_page(data, name)
-    declared = _CHARSET.search(data[:2048])
+    declared = _XML_ENCODING.match(data[:2048]) or _CHARSET.search(data[:2048])
     try:
         text = decode_text(data, name)
     except IngestError:
-        if declared is None or declared.group(1).lower() in (b"utf-8", b"utf8"):
+        charset = declared.group(1).lower() if declared else b"utf-8"
+        # a declaration readable as ASCII is not in UTF-16/32: HTML takes it for UTF-8
+        if charset in (b"utf-8", b"utf8") or charset.startswith((b"utf-16", b"utf-32")):
             raise
         try:
-            text = clean_controls(data.decode(declared.group(1).decode("ascii")))
+            text = clean_controls(data.decode(charset.decode("ascii")))
         except (LookupError, UnicodeDecodeError) as exc:
             raise IngestError(
                 f"{name} does not decode as its declared charset "
-                f"{declared.group(1).decode('ascii', 'replace')}; re-save it as UTF-8"
+                f"{charset.decode('ascii', 'replace')}; re-save it as UTF-8"
             ) from exc
     declaration = _XML_DECLARATION.match(text)
     return text, declaration.end() if declaration else 0

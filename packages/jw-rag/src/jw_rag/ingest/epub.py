@@ -1,9 +1,10 @@
 """EPUB books (ebooklib): one :class:`Document` per chapter, in spine order.
 
-Only the text members reach ebooklib: media (images, fonts, audio) are emptied
-first, and the text may unpack to :data:`MAX_TEXT_BYTES` at most, so a book
-costs memory in proportion to its text. A chapter is a spine document with text; its paragraphs and headings are
-read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
+Only the text members reach ebooklib: media (images, fonts, audio),
+stylesheets and scripts are emptied first (a missing one is no matter), and
+the text may unpack to :data:`MAX_TEXT_BYTES` at most, so a book costs memory
+in proportion to its text. A chapter is a spine document with text; its
+paragraphs and headings are read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
 ``"<book>/<chapter file without extension>"`` where ``<book>`` is the file
 stem (or the caller's ``source_id``); chapters whose files differ only in
 their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``). The chapter title is its first heading,
@@ -35,11 +36,12 @@ _EPUB_MIMETYPE = b"application/epub+zip"
 MAX_TEXT_BYTES = 64 * 1024 * 1024
 
 #: Members this reader never looks at: emptied before ebooklib reads the book,
-#: which would otherwise hold every one of them in memory.
+#: which would otherwise hold every one of them in memory (and, like ebooklib,
+#: refuse the book when one the manifest lists is missing).
 _MEDIA = (
     ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".svg", ".ico",
     ".ttf", ".otf", ".woff", ".woff2", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".webm",
-    ".wav", ".pdf",
+    ".wav", ".pdf", ".css", ".js",
 )  # fmt: skip
 
 
@@ -100,10 +102,10 @@ def _chapter_bytes(item) -> bytes:  # noqa: ANN001 - ebooklib is untyped
     from ebooklib import epub
 
     if isinstance(item, epub.EpubCoverHtml):
-        return item.get_content() or b" "
+        return item.get_content() or b""
     content = item.content
     item.content = None
-    return content or b" "
+    return content or b""
 
 
 def _first_meta(book, name: str) -> str:  # noqa: ANN001 - ebooklib is untyped
@@ -120,12 +122,20 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
     book_title = _first_meta(book, "title")
     language = normalize_language(_first_meta(book, "language"))
     docs: list[Document] = []
+    read: set[str] = set()  # a spine may list a chapter twice: it is one document
     for position, (idref, *_rest) in enumerate(book.spine):
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         name = item.get_name()
-        paragraphs = read_page(_chapter_bytes(item), f"{loaded.name}:{name}").paragraphs
+        if name in read:
+            continue
+        read.add(name)
+        markup = _chapter_bytes(item)
+        if not markup.strip():
+            continue  # an empty file (a converter's placeholder): a page without text
+        paragraphs = read_page(markup, f"{loaded.name}:{name}").paragraphs
+        del markup  # held no longer than the parse
         if not any(p.kind != "heading" for p in paragraphs):
             continue  # cover pages, image-only pages, empty title pages
         headings = [p.text for p in paragraphs if p.kind == "heading"]

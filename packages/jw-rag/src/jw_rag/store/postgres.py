@@ -288,7 +288,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         """The store's (m, ef_construction), recorded on first open: an
         existing index's own (a store made before they were recorded), else
         the asked ones, else pgvector's defaults. Concurrent openers agree
-        (the first insert wins)."""
+        (the first insert wins). A reader that may not write (a hot standby, a
+        role that may only read) records nothing: the first writer will."""
         meta = _graph_meta(conn)
         if len(meta) < 2:
             graph = _index_graph(conn) or (
@@ -296,11 +297,14 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 efc if efc is not None else DEFAULT_HNSW_EF_CONSTRUCTION,
             )
             _check_graph(*graph)  # an asked m with the default ef_construction may break the rule
-            conn.execute(
-                "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
-                "('hnsw_ef_construction', %s) ON CONFLICT (key) DO NOTHING",
-                (str(graph[0]), str(graph[1])),
-            )
+            try:
+                conn.execute(
+                    "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
+                    "('hnsw_ef_construction', %s) ON CONFLICT (key) DO NOTHING",
+                    (str(graph[0]), str(graph[1])),
+                )
+            except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.InsufficientPrivilege):
+                return graph
             meta = _graph_meta(conn)
         return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
 
