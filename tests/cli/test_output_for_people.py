@@ -61,6 +61,24 @@ def store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     return path
 
 
+def test_a_search_in_a_source_the_store_lacks_names_it(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "--store", store, "rag", "search", "alma", "--source", "almaa")
+    assert (code, out) == (1, "")
+    assert (
+        err == "error: no source 'almaa' in the store: `jw rag stats` lists the stored source ids\n"
+    )
+    # one stored source among those asked for: its hits, and no error
+    code, out, _ = run(capsys, "--store", store, "rag", "search", "alma", "--source", "almaa",
+                       "--source", "alma", "--json")  # fmt: skip
+    assert code == 0 and {hit["source_id"] for hit in json.loads(out)} == {"alma"}
+    # a stored source with nothing that matches the filters is zero hits, not an error
+    code, out, _ = run(capsys, "--store", store, "rag", "search", "alma", "--source", "alma",
+                       "--language", "en", "--json")  # fmt: skip
+    assert (code, out) == (0, "[]\n")
+
+
 def test_one_hit_and_one_chunk_are_singular(store: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--store", store, "rag", "search", "alma", "-k", "1", "--mode", "bm25",
                        "--expand", "none")  # fmt: skip

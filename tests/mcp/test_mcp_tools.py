@@ -164,6 +164,13 @@ def test_browse_read_filter_and_delete_sources(tmp_path: Path) -> None:
             assert hits and {h["source_id"] for h in hits} == {"note"}
             hits = (await c.call("search", query="alma", mode="bm25", source_id="alma", k=3))[1]
             assert {h["source_id"] for h in hits} == {"alma"}
+            # a source id the store does not hold is named, not answered with no hits
+            error, message = await c.call("search", query="alma", source_id="almaa")
+            assert error and message.endswith(
+                "no source 'almaa' in the store: list_sources shows the ids"
+            )
+            # a stored source with nothing that matches is an empty answer
+            assert (await c.call("search", query="alma", source_id="note", language="es"))[1] == []
             middle = (await c.call("get_chunk", chunk_id=hits[0]["id"]))[1]
             start, end = hits[0].get("hit", [0, len(hits[0]["text"])])
             assert middle["id"] == hits[0]["id"] and middle["text"] == hits[0]["text"][start:end]

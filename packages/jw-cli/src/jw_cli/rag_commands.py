@@ -43,7 +43,7 @@ from jw_rag.errors import ConfigError, StoreError
 from jw_rag.ingest import chunk_document, load_documents
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
 from jw_rag.model import Chunk
-from jw_rag.retrieve import retrieve
+from jw_rag.retrieve import retrieve, unknown_sources
 
 __all__ = ["finite", "rag_app"]
 
@@ -146,6 +146,12 @@ def search(
         opts.store_for(store), read_only=True, embedder=opts.embedder_for(embedder)
     ) as st:
         delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
+        missing = unknown_sources(st, filters) if not delivery and source else []
+    if source and len(missing) == len(source):
+        names = ", ".join(repr(s) for s in missing)
+        raise StoreError(
+            f"no source {names} in the store: `jw rag stats` lists the stored source ids"
+        )
     if as_json:
         _print_json_lines(delivery_dicts(delivery))
     else:

@@ -64,7 +64,7 @@ from jw_rag.defaults import DEFAULT_EXPANSION, DEFAULT_K, DEFAULT_SEARCH_MODE
 from jw_rag.errors import ConfigError
 from jw_rag.hits import hit_records, para_ids
 from jw_rag.model import Chunk
-from jw_rag.retrieve import retrieve
+from jw_rag.retrieve import retrieve, unknown_sources
 from jw_rag.source_list import list_sources as source_page
 
 __all__ = ["Setup", "build_server", "main"]
@@ -123,6 +123,10 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
         def work() -> list[dict[str, Any]]:
             store = setup.holder.get(existing=True, write=False)
             hits = retrieve(store, query, k, mode=mode, expand=expand, filters=filters or None)
+            if not hits and source_id is not None and unknown_sources(store, filters):
+                raise ConfigError(
+                    f"no source {source_id!r} in the store: list_sources shows the ids"
+                )
             return hit_records(hits)
 
         found = await run_call(setup, None, "search", work, writes=False)

@@ -93,6 +93,7 @@ __all__ = [
     "expand_hits",
     "retrieve",
     "search_depth",
+    "unknown_sources",
 ]
 
 CHARS_PER_TOKEN = 4
@@ -140,6 +141,16 @@ class Delivery(list[SearchHit]):
     def folded_into(self, rank: int) -> list[str]:
         """Ids of the store hits delivered inside the context of the hit ranked ``rank``."""
         return [i for i, r in self.folded.items() if r == rank]
+
+
+def unknown_sources(store: Store, filters: Mapping[str, Any] | None) -> list[str]:
+    """The ``source_id`` values of ``filters`` that ``store`` holds no source for,
+    in the order given: why a filtered search found nothing, when it is a typo."""
+    wanted = (filters or {}).get("source_id")
+    if wanted is None:
+        return []
+    ids = [wanted] if isinstance(wanted, str) else list(wanted)
+    return [s for s in ids if isinstance(s, str) and store.get_source(s) is None]
 
 
 def retrieve(
