@@ -147,7 +147,11 @@ def test_rebuild_index_changes_the_graph_and_keeps_every_row(pg_database: PgData
         assert sum(
             len(set(f) & set(e)) for f, e in zip(found, exact, strict=True)
         ) >= 0.9 * 5 * len(queries)
-        # A bad pair is refused before anything changes.
+        # A bad value or pair is refused before anything changes, named as the call names it.
+        with pytest.raises(ConfigError, match=r"^m must be None .* from 2 to 100, got -1$"):
+            s.rebuild_index(m=-1)
+        with pytest.raises(ConfigError, match=r"^ef_construction must be None .* got '64'$"):
+            s.rebuild_index(ef_construction="64")  # type: ignore[arg-type]
         with pytest.raises(ConfigError, match="at least twice hnsw_m .* m=60, ef_construction=100"):
             s.rebuild_index(m=60)
         with pytest.raises(StoreError, match="cannot write"):  # the server refuses the memory

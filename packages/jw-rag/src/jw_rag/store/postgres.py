@@ -107,12 +107,15 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _check_graph(m: object, efc: object) -> None:
+def _check_graph(
+    m: object, efc: object, names: tuple[str, str] = ("hnsw_m", "hnsw_ef_construction")
+) -> None:
     """One-line ``ConfigError`` unless ``m`` / ``ef_construction`` (each
-    ``None`` = the store's own) are within pgvector's bounds."""
+    ``None`` = the store's own) are within pgvector's bounds; ``names`` are
+    the caller's names for them."""
     for name, value, (low, high) in (
-        ("hnsw_m", m, _M_RANGE),
-        ("hnsw_ef_construction", efc, _EFC_RANGE),
+        (names[0], m, _M_RANGE),
+        (names[1], efc, _EFC_RANGE),
     ):
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
@@ -394,7 +397,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         it at commit (an error keeps the old index and parameters). Writes
         wait while it builds. Returns whether an index was built (not without
         vectors, or for vectors wider than pgvector indexes)."""
-        _check_graph(m, ef_construction)
+        _check_graph(m, ef_construction, ("m", "ef_construction"))
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             meta = self._meta(conn)
