@@ -18,9 +18,10 @@ import posixpath
 import warnings
 import zipfile
 from pathlib import Path
+from urllib.parse import unquote
 
 from jw_core import normalize_language
-from jw_rag.errors import IngestError
+from jw_rag.errors import IngestError, shown_value
 from jw_rag.ingest._html_walk import read_page
 from jw_rag.ingest._identity import DISTINCT_ID_KEY
 from jw_rag.ingest._source import Loaded, check_archive, read_path
@@ -60,6 +61,28 @@ def _is_media(member: str) -> bool:
     return member.lower().endswith(_MEDIA)
 
 
+def _check_not_encrypted(zf: zipfile.ZipFile, names: set[str], name: str) -> None:
+    """Refuse a book whose ``META-INF/encryption.xml`` encrypts a member this
+    reader reads (DRM), naming it; fonts obfuscated by the publisher are no matter."""
+    if "META-INF/encryption.xml" not in names:
+        return
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    try:
+        root = etree.fromstring(zf.read("META-INF/encryption.xml"), parser)
+    except etree.Error:
+        return  # not readable: the chapters say whether they are
+    for ref in root.iter("{*}CipherReference"):
+        uri = unquote(ref.get("URI") or "")
+        if uri and not _is_media(uri):
+            raise IngestError(
+                f"{name} is protected by DRM (META-INF/encryption.xml encrypts "
+                f"{shown_value(uri)}); open it with the software it came with, or ingest a "
+                "copy without DRM"
+            )
+
+
 def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
     from ebooklib import epub
 
@@ -73,6 +96,7 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
                 f"{loaded.name} is a zip archive but not an EPUB (no META-INF/container.xml)"
             )
         _check_text_size(zf, loaded.name)
+        _check_not_encrypted(zf, names, loaded.name)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
