@@ -1,6 +1,7 @@
 """A search that finds nothing answers with nothing: every expansion and mode
-in the library, the CLI (table and JSON) and the MCP server. A context budget
-that is not a whole number >= 0 is refused."""
+in the library, the CLI (table and JSON) and the MCP server; the CLI and the
+server name a source filter the store holds no source for (a typo) instead. A
+context budget that is not a whole number >= 0 is refused."""
 
 from __future__ import annotations
 
@@ -54,8 +55,11 @@ def test_cli_zero_hits_table_and_json(
 def test_mcp_zero_hits(store_path: Path, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(tmp_path, JW_EMBEDDER="fake:16") as c:
-            for args in ({"language": "es"}, {"source_id": "nothing"}):
-                assert await c.call("search", query="water", **args) == (False, [])
+            assert await c.call("search", query="water", language="es") == (False, [])
+            error, message = await c.call("search", query="water", source_id="nothing")
+            assert error and message.endswith(
+                "no source 'nothing' in the store: list_sources shows the ids"
+            )
 
     anyio.run(scenario)
 
