@@ -79,6 +79,17 @@ def test_a_search_in_a_source_the_store_lacks_names_it(
     assert (code, out) == (0, "[]\n")
 
 
+def test_a_source_id_given_twice_is_named_once(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "--store", store, "rag", "search", "alma", "--source", "almaa",
+                         "--source", "almaa", "--source", "x")  # fmt: skip
+    assert (code, out) == (1, "")
+    assert err == (
+        "error: no source 'almaa', 'x' in the store: `jw rag stats` lists the stored source ids\n"
+    )
+
+
 def test_one_hit_and_one_chunk_are_singular(store: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--store", store, "rag", "search", "alma", "-k", "1", "--mode", "bm25",
                        "--expand", "none")  # fmt: skip

@@ -139,6 +139,7 @@ def search(
     code = check_language(language)
     if code is not None:
         filters["language"] = code
+    source = list(dict.fromkeys(source or []))  # an id given twice is one id
     if source:
         filters["source_id"] = source
     opts = global_options(ctx)
