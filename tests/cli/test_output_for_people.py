@@ -79,6 +79,35 @@ def test_a_search_in_a_source_the_store_lacks_names_it(
     assert (code, out) == (0, "[]\n")
 
 
+def test_a_source_id_given_twice_is_named_once(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "--store", store, "rag", "search", "alma", "--source", "almaa",
+                         "--source", "almaa", "--source", "x")  # fmt: skip
+    assert (code, out) == (1, "")
+    assert err == (
+        "error: no source 'almaa', 'x' in the store: `jw rag stats` lists the stored source ids\n"
+    )
+
+
+def test_a_source_id_the_store_lacks_among_stored_ones_is_warned_of(
+    store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    warning = ("warning: no source 'almaa' in the store, so only the others were searched: "
+               "`jw rag stats` lists the stored source ids\n")  # fmt: skip
+    code, out, err = run(capsys, "--store", store, "rag", "search", "alma", "--source", "almaa",
+                         "--source", "alma", "--json")  # fmt: skip
+    assert code == 0 and {hit["source_id"] for hit in json.loads(out)} == {"alma"}
+    assert err == warning
+    # no hits in the stored source: the typo is still named, as the likely reason
+    code, out, err = run(capsys, "--store", store, "rag", "search", "alma", "--source", "alma",
+                         "--source", "almaa", "--language", "en", "--json")  # fmt: skip
+    assert (code, out, err) == (0, "[]\n", warning)
+    # every id stored: no warning
+    code, _, err = run(capsys, "--store", store, "rag", "search", "alma", "--source", "alma")
+    assert (code, err) == (0, "")
+
+
 def test_one_hit_and_one_chunk_are_singular(store: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--store", store, "rag", "search", "alma", "-k", "1", "--mode", "bm25",
                        "--expand", "none")  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,7 +40,7 @@ from jw_rag.defaults import (
     EXPANSIONS,
     SEARCH_MODES,
 )
-from jw_rag.errors import ConfigError, StoreError
+from jw_rag.errors import ConfigError, JwRagWarning, StoreError
 from jw_rag.ingest import chunk_document, load_documents
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
 from jw_rag.model import Chunk
@@ -139,6 +140,7 @@ def search(
     code = check_language(language)
     if code is not None:
         filters["language"] = code
+    source = list(dict.fromkeys(source or []))  # an id given twice is one id
     if source:
         filters["source_id"] = source
     opts = global_options(ctx)
@@ -146,11 +148,18 @@ def search(
         opts.store_for(store), read_only=True, embedder=opts.embedder_for(embedder)
     ) as st:
         delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
-        missing = unknown_sources(st, filters) if not delivery and source else []
+        missing = unknown_sources(st, filters)
+    names = ", ".join(repr(s) for s in missing)
     if source and len(missing) == len(source):
-        names = ", ".join(repr(s) for s in missing)
         raise StoreError(
             f"no source {names} in the store: `jw rag stats` lists the stored source ids"
+        )
+    if missing:  # a typo among stored ids: their hits, and the typo named
+        warnings.warn(
+            f"no source {names} in the store, so only the others were searched: "
+            "`jw rag stats` lists the stored source ids",
+            JwRagWarning,
+            stacklevel=1,
         )
     if as_json:
         _print_json_lines(delivery_dicts(delivery))
