@@ -10,6 +10,7 @@ import pytest
 from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.chunkers import get_chunker
 from jw_rag.embed import FakeEmbedder
+from jw_rag.errors import IngestError
 from jw_rag.ingest import (
     KINDS,
     ingest_article,
@@ -64,6 +65,49 @@ def test_folder_ids_are_relative_paths(fixtures: Path, tmp_path: Path) -> None:
     ids = [d.source_id for d in load_documents(root)]
     assert ids == ["lib/en/journal", "lib/es/journal", "lib/notes"]
     assert [d.source_id for d in load_documents(root / "es")] == ["es/journal"]
+
+
+def test_a_folder_read_as_one_kind_takes_that_kinds_files(
+    fixtures: Path, tmp_path: Path, make_pdf
+) -> None:
+    """`jw rag ingest pdf docs/` reads the PDFs and leaves the notes beside them
+    out (it failed on the first: 'notes.txt is not a PDF'), with the ids the
+    files have when the folder is read without a kind."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    make_pdf(root / "brochure.pdf", [[(72, 700, "Text of the brochure.")]])
+    shutil.copy(fixtures / "guide.md", root / "guide.md")
+    shutil.copy(fixtures / "notes.txt", root / "guide.txt")
+    shutil.copy(fixtures / "article_en.html", root / "page.html")
+    every = {d.source_id for d in load_documents(root)}
+    assert every == {"docs/brochure", "docs/guide.md", "docs/guide.txt", "docs/page"}
+    with pytest.warns(UserWarning) as caught:
+        pdfs = load_documents(root, kind="pdf")
+    assert [d.source_id for d in pdfs] == ["docs/brochure"]
+    assert [str(w.message) for w in caught] == [
+        f"{root}: left out 3 files that are not a PDF (1 .html, 1 .md, 1 .txt); ingest the "
+        "folder again as their kind to store them"
+    ]
+    with pytest.warns(UserWarning, match="left out 3 files that are not Markdown"):
+        assert [d.source_id for d in load_documents(root, kind="markdown")] == ["docs/guide.md"]
+    with pytest.warns(UserWarning, match="left out 3 files that are not HTML"):
+        assert [d.source_id for d in load_documents(root, kind="article")] == ["docs/page"]
+    (root / "brochure.pdf").unlink()
+    with pytest.raises(IngestError) as err:
+        load_documents(root, kind="pdf")
+    assert str(err.value) == (
+        f"{root} has no file that is a PDF (.pdf), only 1 .html, 1 .md, 1 .txt: ingest it "
+        "as the kind of those files"
+    )
+    # a Bible chapter is an HTML page: a folder of chapters and notes reads the chapters
+    bible = tmp_path / "bible"
+    bible.mkdir()
+    shutil.copy(fixtures / "john-3.html", bible / "john-3.html")
+    shutil.copy(fixtures / "notes.txt", bible / "notes.txt")
+    with pytest.warns(UserWarning, match="left out 1 file that is not a Bible chapter"):
+        assert [d.metadata["format"] for d in load_documents(bible, kind="bible")] == [
+            "bible_chapter"
+        ]
 
 
 def test_url_dispatch(http_base: str) -> None:

@@ -85,6 +85,14 @@ class SourceKind:
     read_bytes: BytesReader | None = None
     read_file: FileReader | None = None
     ingest_file: FileIngest | None = None
+    #: The files of a folder this kind reads when asked for by name, where they
+    #: are not its own ``extensions`` (a Bible chapter is an HTML page).
+    folder_extensions: tuple[str, ...] = ()
+
+    @property
+    def reads_extensions(self) -> tuple[str, ...]:
+        """The extensions of a folder's files ingested as this kind."""
+        return self.folder_extensions or self.extensions
 
     @property
     def public_name(self) -> str:
@@ -148,6 +156,7 @@ def _backup(
 
 
 _ONE = frozenset({PATH, URL, FOLDER})
+_HTML_EXTENSIONS = (".html", ".htm", ".xhtml")
 _NAMED = frozenset({"source_id", "replace"})
 
 #: Every kind, in the order the front ends list them.
@@ -155,12 +164,13 @@ SOURCE_KINDS: tuple[SourceKind, ...] = (
     SourceKind(
         "article", "An HTML article (wol page, saved file or URL).",
         "soul.html --chunker semantic:target_chars=800", "HTML", _ONE, _NAMED,
-        (".html", ".htm", ".xhtml"), read_bytes=_single(_html(parse_article_bytes)),
+        _HTML_EXTENSIONS, read_bytes=_single(_html(parse_article_bytes)),
     ),
     SourceKind(
         "bible", "A Bible chapter page (stored verse by verse).",
         "genesis-1.html --language en", "a Bible chapter", _ONE, _NAMED,
         folder_ids="own", tool_name="bible_chapter", read_bytes=_single(_html(parse_bible_bytes)),
+        folder_extensions=_HTML_EXTENSIONS,
     ),
     SourceKind(
         "pdf", "A PDF file (paragraphs keep their page numbers).", "brochure.pdf --chunker page",

@@ -7,7 +7,9 @@ article, or bible when the page carries wol verse ids; ``.epub``; ``.pdf``;
 ``.md``/``.markdown``; ``.txt``), else the content (``%PDF``, an EPUB zip,
 HTML markup, else text); for a URL the response's content type and content.
 
-A folder is read recursively (files with a known extension, sorted by path);
+A folder is read recursively (files with a known extension, sorted by path;
+with a ``kind``, only the files of that kind, the others left out with one
+warning);
 each document's ``source_id`` is the folder's own name followed by the file's
 path inside it, without the extension: ingesting ``corpus/es`` gives
 ``es/alma``, ``corpus/pt`` gives ``pt/alma``, and ``corpus`` gives
@@ -22,6 +24,7 @@ instead of failing on the first (``skip_bad``), listing each with its reason.
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -52,6 +55,11 @@ KINDS: tuple[str, ...] = tuple(_READERS)
 EXTENSIONS: dict[str, str] = {
     ext: k.name for k in SOURCE_KINDS if k.name in _READERS for ext in k.extensions
 }
+#: The extensions of a folder's files read as each kind asked for by name.
+_KIND_EXTENSIONS: dict[str, tuple[str, ...]] = {
+    k.name: k.reads_extensions for k in SOURCE_KINDS if k.name in _READERS
+}
+_DESCRIBED: dict[str, str] = {k.name: k.described for k in SOURCE_KINDS}
 _CONTENT_TYPES: dict[str, str] = {
     ctype: k.name for k in SOURCE_KINDS if k.name in _READERS for ctype in k.content_types
 }
@@ -106,6 +114,31 @@ def _folder_files(root: Path) -> list[Path]:
     return files
 
 
+def _of_kind(root: Path, pairs: list[tuple[Path, str]], kind: str) -> list[tuple[Path, str]]:
+    """The files of a folder read as ``kind`` (by their extensions): the others
+    are left out with one warning, and a folder with none of them is an error."""
+    wanted = _KIND_EXTENSIONS[kind]
+    chosen = [(p, i) for p, i in pairs if p.suffix.lower() in wanted]
+    others = Counter(p.suffix.lower() for p, _ in pairs if p.suffix.lower() not in wanted)
+    if not others:
+        return chosen
+    held = ", ".join(f"{n} {ext}" for ext, n in sorted(others.items()))
+    if not chosen:
+        raise IngestError(
+            f"{root} has no file that is {_DESCRIBED[kind]} ({', '.join(wanted)}), only {held}: "
+            "ingest it as the kind of those files"
+        )
+    n = sum(others.values())
+    warnings.warn(
+        f"{root}: left out {n} {'file that is' if n == 1 else 'files that are'} not "
+        f"{_DESCRIBED[kind]} "
+        f"({held}); ingest the folder again as their kind to store them",
+        UserWarning,
+        stacklevel=4,
+    )
+    return chosen
+
+
 def _folder_file(path: Path, folder_id: str, kind: str | None) -> list[Document]:
     """The documents of one file of a folder, under the folder's id for it."""
     loaded = read_path(path)
@@ -143,9 +176,12 @@ def load_folder(
     if not root.is_dir():
         raise IngestError(f"{root} is not a folder; pass a folder")
     files = _folder_files(root)
+    pairs = list(zip(files, _folder_ids(root, files), strict=True))  # ids as without a kind
+    if kind is not None:
+        pairs = _of_kind(root, pairs, kind)
     docs: list[Document] = []
     skipped: list[SkippedFile] = []
-    for path, folder_id in zip(files, _folder_ids(root, files), strict=True):
+    for path, folder_id in pairs:
         try:
             docs.extend(_folder_file(path, folder_id, kind))
         except PER_FILE_ERRORS as exc:
