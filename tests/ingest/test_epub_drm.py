@@ -66,3 +66,30 @@ def test_an_unreadable_or_empty_encryption_file_leaves_the_chapters_to_speak(
 ) -> None:
     (doc,) = parse_epub_bytes(_book(encryption))
     assert doc.paragraphs[-1].text == "A paragraph of the chapter."
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "uri"),
+    [
+        ("http://www.idpf.org/2008/embedding", "f.eot"),  # a font this reader does not name
+        ("http://ns.adobe.com/pdf/enc#RC", "fonts/face"),  # Adobe's font obfuscation
+        ("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "missing.xhtml"),  # not in the book
+        ("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "../ch1.xhtml"),  # outside the book
+        ("http://www.w3.org/2001/04/xmlenc#aes128-cbc", "http://example.com/ch1.xhtml"),
+    ],
+)
+def test_obfuscated_fonts_and_members_the_book_lacks_do_not_refuse_it(
+    algorithm: str, uri: str
+) -> None:
+    """Only an encrypted member of the book is DRM: a font obfuscated by the
+    publisher (whatever its name) or a reference to no member of the book left
+    a readable book refused."""
+    (doc,) = parse_epub_bytes(_book(_ENCRYPTION.format(algorithm=algorithm, uri=uri)))
+    assert doc.paragraphs[-1].text == "A paragraph of the chapter."
+
+
+def test_a_chapter_named_by_a_path_to_normalise_is_still_drm() -> None:
+    enc = _ENCRYPTION.format(algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc",
+                             uri="./sub/..//ch1.xhtml")  # fmt: skip
+    with pytest.raises(IngestError, match="encrypts 'ch1.xhtml'"):
+        parse_epub_bytes(_book(enc, b"\x8f\x02\xc3binary ciphertext\x00" * 50))

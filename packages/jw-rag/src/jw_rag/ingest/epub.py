@@ -61,9 +61,30 @@ def _is_media(member: str) -> bool:
     return member.lower().endswith(_MEDIA)
 
 
+#: Font obfuscation (OCF's and Adobe's): a publisher's, never DRM, whatever the font's name.
+_FONT_OBFUSCATION = frozenset(
+    {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+)
+
+
+def _encrypted_member(ref, names: set[str]) -> str | None:  # noqa: ANN001 - an lxml element
+    """The member of the book a ``CipherReference`` encrypts, if it is one this
+    reader reads (not media, not font obfuscation, present in the book)."""
+    data = next(ref.iterancestors("{*}EncryptedData"), None)
+    method = data.find("{*}EncryptionMethod") if data is not None else None
+    if method is not None and (method.get("Algorithm") or "").strip() in _FONT_OBFUSCATION:
+        return None
+    uri = unquote(ref.get("URI") or "").strip()
+    if not uri or _is_media(uri):
+        return None
+    member = posixpath.normpath(uri)
+    return member if member in names and not _is_media(member) else None
+
+
 def _check_not_encrypted(zf: zipfile.ZipFile, names: set[str], name: str) -> None:
     """Refuse a book whose ``META-INF/encryption.xml`` encrypts a member this
-    reader reads (DRM), naming it; fonts obfuscated by the publisher are no matter."""
+    reader reads (DRM), naming it; fonts obfuscated by the publisher, and
+    references to no member of the book, are no matter."""
     if "META-INF/encryption.xml" not in names:
         return
     from lxml import etree
@@ -74,11 +95,11 @@ def _check_not_encrypted(zf: zipfile.ZipFile, names: set[str], name: str) -> Non
     except etree.Error:
         return  # not readable: the chapters say whether they are
     for ref in root.iter("{*}CipherReference"):
-        uri = unquote(ref.get("URI") or "")
-        if uri and not _is_media(uri):
+        member = _encrypted_member(ref, names)
+        if member is not None:
             raise IngestError(
                 f"{name} is protected by DRM (META-INF/encryption.xml encrypts "
-                f"{shown_value(uri)}); open it with the software it came with, or ingest a "
+                f"{shown_value(member)}); open it with the software it came with, or ingest a "
                 "copy without DRM"
             )
 
