@@ -93,3 +93,15 @@ def test_a_chapter_named_by_a_path_to_normalise_is_still_drm() -> None:
                              uri="./sub/..//ch1.xhtml")  # fmt: skip
     with pytest.raises(IngestError, match="encrypts 'ch1.xhtml'"):
         parse_epub_bytes(_book(enc, b"\x8f\x02\xc3binary ciphertext\x00" * 50))
+
+
+def test_an_encryption_file_over_a_mib_is_not_parsed() -> None:
+    """Real ones are a few KiB; a huge one (lxml holds ~40 times its size) is
+    left unread, and the chapters say whether the book is readable."""
+    entry = _ENCRYPTION.format(algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc",
+                               uri="ch1.xhtml")  # fmt: skip
+    huge = entry.replace("</encryption>", "<!--" + " " * (1024 * 1024) + "--></encryption>")
+    (doc,) = parse_epub_bytes(_book(huge))
+    assert doc.paragraphs[-1].text == "A paragraph of the chapter."
+    with pytest.raises(IngestError, match="protected by DRM"):
+        parse_epub_bytes(_book(entry))

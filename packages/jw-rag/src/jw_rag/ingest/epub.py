@@ -81,12 +81,19 @@ def _encrypted_member(ref, names: set[str]) -> str | None:  # noqa: ANN001 - an 
     return member if member in names and not _is_media(member) else None
 
 
+#: The largest ``META-INF/encryption.xml`` read (a real one lists a few members
+#: in a few KiB; lxml holds about 40 times a file's size while it parses it).
+_MAX_ENCRYPTION_BYTES = 1024 * 1024
+
+
 def _check_not_encrypted(zf: zipfile.ZipFile, names: set[str], name: str) -> None:
     """Refuse a book whose ``META-INF/encryption.xml`` encrypts a member this
     reader reads (DRM), naming it; fonts obfuscated by the publisher, and
     references to no member of the book, are no matter."""
     if "META-INF/encryption.xml" not in names:
         return
+    if zf.getinfo("META-INF/encryption.xml").file_size > _MAX_ENCRYPTION_BYTES:
+        return  # not one a publisher writes: the chapters say whether they are readable
     from lxml import etree
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
