@@ -65,33 +65,37 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
     lib = _folder(tmp_path)
     store = tmp_path / "s.sqlite"
 
-    def ingest(kind: str) -> list[str]:
+    def ingest(kind: str, left_out: str = "") -> list[str]:
         code = main(["--store", str(store), "rag", "ingest", kind, str(lib), "--skip-bad"])
         out, err = capsys.readouterr()
-        assert (code, err) == (0, "")
+        warning = (
+            f"warning: {lib}: left out {left_out}; ingest the folder again as their kind to "
+            "store them\n"
+        )
+        assert (code, err) == (0, warning if left_out else "")
         return out.replace(str(tmp_path), "<DIR>").splitlines()
 
-    assert ingest("markdown") == [
+    # the PDF is not Markdown or text: left out with a warning, not read and skipped
+    assert ingest("markdown", "1 file that is not Markdown (1 .pdf)") == [
         "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt: lib/b-invisible: the document has no text to index",
         "skipped <DIR>/lib/c-invisible.md: lib/c-invisible: the document has no text to index",
         "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with Markdown",
-        "skipped <DIR>/lib/e-surrogate.pdf is a PDF, not Markdown; ingest it as pdf "
-        "(`jw rag ingest pdf ...`)",
-        "1 source, 1 stored, 1 chunk; 4 files skipped",
+        "1 source, 1 stored, 1 chunk; 3 files skipped",
     ]
-    assert ingest("text") == [
+    assert ingest("text", "1 file that is not text (1 .pdf)") == [
         "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt has no visible text (only spaces and invisible "
         "characters); pass a file with text",
         "skipped <DIR>/lib/c-invisible.md has no visible text (only spaces and invisible "
         "characters); pass a file with text",
         "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with text",
-        "skipped <DIR>/lib/e-surrogate.pdf is a PDF, not text; ingest it as pdf "
-        "(`jw rag ingest pdf ...`)",
-        "1 source, 1 stored, 1 chunk; 4 files skipped",
+        "1 source, 1 stored, 1 chunk; 3 files skipped",
     ]
-    assert ingest("pdf")[0] == "lib/e-surrogate: 1 chunk, chunker paragraph, language en (stored)"
+    assert ingest("pdf", "4 files that are not a PDF (1 .md, 3 .txt)") == [
+        "lib/e-surrogate: 1 chunk, chunker paragraph, language en (stored)",
+        "1 source, 1 stored, 1 chunk; 0 files skipped",
+    ]
     with SQLiteStore(store, FakeEmbedder(dim=8)) as st:
         texts = [h.chunk.text for h in st.search("Hello world", k=5, mode="bm25")]
     assert texts == ["Hello \ufffdB\ufffd world"]

@@ -157,6 +157,9 @@ def _backup(
 
 _ONE = frozenset({PATH, URL, FOLDER})
 _HTML_EXTENSIONS = (".html", ".htm", ".xhtml")
+_MARKDOWN_EXTENSIONS = (".md", ".markdown")
+#: Plain text is Markdown and Markdown is text: a folder read as either takes both.
+_TEXT_FILES = (".txt", *_MARKDOWN_EXTENSIONS)
 _NAMED = frozenset({"source_id", "replace"})
 
 #: Every kind, in the order the front ends list them.
@@ -180,12 +183,13 @@ SOURCE_KINDS: tuple[SourceKind, ...] = (
     SourceKind(
         "markdown", "A Markdown file (headings become heading paths).",
         "notes.md --chunker semantic:target_chars=800 --json", "Markdown", _ONE, _NAMED,
-        (".md", ".markdown"), ("text/markdown",), read_bytes=_single(parse_markdown_bytes),
+        _MARKDOWN_EXTENSIONS, ("text/markdown",), read_bytes=_single(parse_markdown_bytes),
+        folder_extensions=_TEXT_FILES,
     ),
     SourceKind(
         "text", "A plain UTF-8 text file (blank lines separate paragraphs).",
         "talk.txt --language es", "text", _ONE, _NAMED, (".txt",), ("text/plain",),
-        read_bytes=_single(parse_text_bytes),
+        read_bytes=_single(parse_text_bytes), folder_extensions=_TEXT_FILES,
     ),
     SourceKind(
         "epub", "An EPUB book (one source per chapter).", "book.epub --source-id book",
