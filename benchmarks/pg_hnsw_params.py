@@ -102,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--data-dir", type=Path, help="keep the bundled server's data here")
     parser.add_argument("--load-only", action="store_true", help="load the table, build nothing")
     args = parser.parse_args(argv)
+    if any(not 1 <= e <= 1000 for e in args.ef_search):  # pgvector's range, before any build
+        parser.error(f"--ef-search values must be from 1 to 1000 (pgvector), got {args.ef_search}")
     import psycopg
 
     real = real_vectors.real_set(cache=args.cache, limit=args.real_limit)
