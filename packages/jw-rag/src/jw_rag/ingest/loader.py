@@ -41,7 +41,7 @@ from jw_rag.ingest._source import (
     refuse_other_kind,
     sniff_kind,
 )
-from jw_rag.ingest.kinds import SOURCE_KINDS, BytesReader, FolderIds
+from jw_rag.ingest.kinds import SOURCE_KINDS, BytesReader, FolderIds, source_kind
 from jw_rag.model import Document
 
 __all__ = ["EXTENSIONS", "KINDS", "SkippedFile", "detect_kind", "load_documents", "load_folder"]
@@ -55,11 +55,6 @@ KINDS: tuple[str, ...] = tuple(_READERS)
 EXTENSIONS: dict[str, str] = {
     ext: k.name for k in SOURCE_KINDS if k.name in _READERS for ext in k.extensions
 }
-#: The extensions of a folder's files read as each kind asked for by name.
-_KIND_EXTENSIONS: dict[str, tuple[str, ...]] = {
-    k.name: k.reads_extensions for k in SOURCE_KINDS if k.name in _READERS
-}
-_DESCRIBED: dict[str, str] = {k.name: k.described for k in SOURCE_KINDS}
 _CONTENT_TYPES: dict[str, str] = {
     ctype: k.name for k in SOURCE_KINDS if k.name in _READERS for ctype in k.content_types
 }
@@ -117,26 +112,26 @@ def _folder_files(root: Path) -> list[Path]:
 def _of_kind(root: Path, pairs: list[tuple[Path, str]], kind: str) -> list[tuple[Path, str]]:
     """The files of a folder read as ``kind`` (by their extensions): the others
     are left out with one warning, and a folder with none of them is an error."""
-    wanted = _KIND_EXTENSIONS[kind]
-    chosen = [(p, i) for p, i in pairs if p.suffix.lower() in wanted]
+    asked = source_kind(kind)
+    wanted = asked.reads_extensions
+    taken = [(p, i) for p, i in pairs if p.suffix.lower() in wanted]
     others = Counter(p.suffix.lower() for p, _ in pairs if p.suffix.lower() not in wanted)
     if not others:
-        return chosen
+        return taken
     held = ", ".join(f"{n} {ext}" for ext, n in sorted(others.items()))
-    if not chosen:
+    if not taken:
         raise IngestError(
-            f"{root} has no file that is {_DESCRIBED[kind]} ({', '.join(wanted)}), only {held}: "
-            "ingest it as the kind of those files"
+            f"{root} has no file that is {asked.described} ({', '.join(wanted)}), "
+            f"only {held}: ingest it as the kind of those files"
         )
     n = sum(others.values())
     warnings.warn(
         f"{root}: left out {n} {'file that is' if n == 1 else 'files that are'} not "
-        f"{_DESCRIBED[kind]} "
-        f"({held}); ingest the folder again as their kind to store them",
+        f"{asked.described} ({held}); ingest the folder again as their kind to store them",
         UserWarning,
         stacklevel=4,
     )
-    return chosen
+    return taken
 
 
 def _folder_file(path: Path, folder_id: str, kind: str | None) -> list[Document]:
