@@ -75,7 +75,7 @@ def _encrypted_member(ref, names: set[str]) -> str | None:  # noqa: ANN001 - an 
     if method is not None and (method.get("Algorithm") or "").strip() in _FONT_OBFUSCATION:
         return None
     uri = unquote(ref.get("URI") or "").strip()
-    if not uri or _is_media(uri):
+    if not uri:
         return None
     member = posixpath.normpath(uri)
     return member if member in names and not _is_media(member) else None
