@@ -16,10 +16,10 @@ from tests.ingest import html_tree_walk
 
 
 def _tree_read(data: bytes, name: str, *, article: bool) -> tuple:
-    """What the readers took from a page before: the tree, then the walk. Only
-    the page's root element is searched: what follows ``</html>`` is another
-    root the parser opens, which the readers never read (the old ones found an
-    ``<h1>`` or ``<article>`` there with ``//``)."""
+    """What the readers took from a page before: the tree, then the walk. What
+    follows ``</body>`` or ``</html>`` is at the end of the body in the tree
+    ``parse_html`` gives (libxml2 puts it after the body, or in other root
+    elements, which are left empty), so the page's root holds all its text."""
     root = parse_html(data, name)
     articles = root.xpath(".//article") if article else []
     body = articles[0] if articles else root.find("body")
@@ -77,11 +77,17 @@ PAGES = [
     b"<div>lead <b>bold</b><nav>menu</nav> tail <span><p>inside span</p></span></div>",
     b"<html><body><h1>A</h1><h3>B</h3><p>under b</p><h2>C</h2><p>under c</p></body></html>",
     b'<meta charset="iso-8859-1"><p>caf\xe9 cr\xe8me</p>',
-    # text after </html>: the parser reopens <html> (and <body>) for it, outside the page
+    # text after </body> or </html>: read at the end of the body, as a browser shows it
     b"<html></html>Gardens",
     b"<html><body><p>a</p></body></html>Gardens<p>late</p><!-- c -->",
     b"<html><body><p>a</p></body></html><h1>Stray</h1>",
     b"<p>lead</p></html><article><h1>Late</h1><p>after</p></article>",
+    b"<html><body><p>a</p></body>tail<p>b</p><!-- c --></html>",
+    b"<html><head><title>One</title></head><body><p>first</p></body></html>\n"
+    b"<html lang='de'><head><title>Two</title></head><body class='notes'><p>second</p></body>"
+    b"</html>after",
+    b"<html><head><title>only a head</title></head></html><body><h2>S</h2>x</body>",
+    b"<html><body><article><p>in</p></article></body></html><article><p>out</p></article>",
 ]
 
 
@@ -105,6 +111,49 @@ def test_the_stream_golden_output() -> None:
         ("threefour", "p"),
         ("five", "p"),
     ]  # fmt: skip  (a script inside a paragraph is dropped, not a cut)
+
+
+def test_text_after_the_body_or_the_page_is_read_in_order() -> None:
+    """What follows ``</body>`` or ``</html>`` (a stray closing tag, two pages
+    saved into one file) was dropped silently by both readers: libxml2 puts it
+    after the body, or in another root element. A browser shows it at the end
+    of the body, and so it is read, in order, by the stream and the tree."""
+    cases = {
+        b"<p>main</p></html><p>after</p>": ["main", "after"],
+        b"<html><body><p>a</p></body>tail<p>b</p></html>": ["a", "tail", "b"],
+        PAGES[-3]: ["first", "second", "after"],  # two pages in one file
+        b"<html></html>Gardens": ["Gardens"],
+    }
+    for data, texts in cases.items():
+        page = walk.read_page(data, "page.html")
+        assert [p.text for p in page.paragraphs] == texts, data
+        assert _tree_read(data, "page.html", article=False)[0] == page.paragraphs
+    two = walk.read_page(PAGES[-3], "page.html")
+    assert (two.title, two.lang) == ("One", None)  # the first page's, a stray head is not read
+    assert [p.kind for p in two.paragraphs] == ["p", "p", "p"]  # the second body's class is gone
+    # an <article> after </html> is the page's first article when none comes before
+    late = walk.read_page(PAGES[-5], "page.html", article=True)
+    assert [p.text for p in late.paragraphs] == ["Late", "after"]
+    assert (late.h1, late.first_h1) == ("Late", "Late")
+    # one before it stays the article: what follows is outside it
+    first = walk.read_page(PAGES[-1], "page.html", article=True)
+    assert [p.text for p in first.paragraphs] == ["in"]
+    assert [p.text for p in walk.read_page(PAGES[-1], "page.html").paragraphs] == ["in", "out"]
+
+
+def test_verses_after_the_page_are_read_by_the_bible_reader(tmp_path) -> None:  # noqa: ANN001
+    from jw_rag.ingest.bible import parse_bible_chapter
+
+    path = tmp_path / "john-3.html"
+    path.write_bytes(
+        b'<html><body><p id="v43003016">For God so loved the world.</p></body></html>'
+        b'<p id="v43003017">For God sent not his Son.</p>'
+    )
+    doc = parse_bible_chapter(path)
+    assert [p.text for p in doc.paragraphs] == [
+        "For God so loved the world.",
+        "For God sent not his Son.",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -206,7 +255,10 @@ def _pages(draw: st.DrawFn) -> bytes:
         '<html xmlns="http://www.w3.org/1999/xhtml"><head><meta charset="utf-8"/></head>',
         "<!-- lead --><html><body class='footnotes'>",
     ]))  # fmt: skip
-    tail = draw(st.sampled_from(["", "</body></html>", "</html><!-- after -->", "<p>late"]))
+    tail = draw(st.sampled_from(["", "</body></html>", "</html><!-- after -->", "<p>late",
+                                 "</body>", "</html>", "</html>\n<html><body>"]))  # fmt: skip
+    if tail.endswith(("</body>", "</html>", "<body>")):  # more markup after it
+        tail += draw(_markup())
     lead = draw(st.sampled_from(["", " \n", "\x01"]))
     encoding = draw(st.sampled_from(["utf-8", "utf-8", "utf-8-sig", "utf-16"]))
     return (lead + head + body + tail).encode(encoding, "surrogatepass")
@@ -242,3 +294,18 @@ def test_an_epub_chapter_is_read_as_written_in_the_book(tmp_path) -> None:  # no
         Paragraph("Hello world", heading_path=("One",)),
     ]
     assert doc.paragraphs == walk.read_page(chapter, "ch1.xhtml").paragraphs
+
+
+def test_many_stray_roots_are_gathered_in_linear_time() -> None:
+    """Text after each of 60,000 ``</html>`` (libxml2 opens a root element for
+    each): gathering them counted the body's children each time (lxml counts
+    one by one), minutes for this page; a fraction of a second now."""
+    import time
+
+    data = b"<p>a</p>" + b"</html>x<p>y</p>" * 60_000
+    began = time.perf_counter()
+    root = parse_html(data, "page.html")
+    assert len(root.find("body")) == 60_001
+    assert time.perf_counter() - began < 10
+    paragraphs = walk.read_page(data, "page.html").paragraphs
+    assert len(paragraphs) == 120_001 and paragraphs[-2:] == [Paragraph("x"), Paragraph("y")]

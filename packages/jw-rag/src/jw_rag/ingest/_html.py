@@ -8,7 +8,9 @@ kept (libxml2's "huge" mode), and a page nested deeper than :data:`MAX_DEPTH`
 is a one-line error, never silently cut. Footnote markers (``<sup>``, footnote links) and visible
 paragraph numbers (``span.parNum``) are dropped; whitespace is normalised,
 except that a ``<br>`` is kept as a line break (a line of its own: a verse,
-an address, a chat message) and ``<pre>`` keeps its lines as written.
+an address, a chat message) and ``<pre>`` keeps its lines as written. What
+follows ``</body>`` or ``</html>`` is read at the end of the body, in order,
+as a browser shows it (two pages saved into one file are both read).
 """
 
 from __future__ import annotations
@@ -162,8 +164,59 @@ def parse_html(data: bytes, name: str) -> lxml.html.HtmlElement:
         root = lxml.html.document_fromstring(text[start:] if start else text, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise IngestError(f"{name} is not parseable HTML ({exc}); check the file") from exc
+    _gather_strays(root)
     _check_complete(parser, root, name)
     return root
+
+
+def _gather_strays(root: lxml.etree._Element) -> None:
+    """Move what the parser put after the page's ``<body>`` to the end of it, in
+    order, as a browser shows it: text and elements after ``</body>``, and the
+    content of the root elements libxml2 opens for what follows ``</html>``
+    (their own ``<body>`` unwrapped). A page without a body gathers them in its
+    root. Each stray root is left empty beside the page's."""
+    body = root.find("body")
+    end = _End(root if body is None else body)
+    if body is not None:
+        end.add_text(body.tail)
+        body.tail = None
+        for node in list(body.itersiblings()):
+            end.add(node)
+    for stray in list(root.itersiblings()):
+        if not isinstance(stray.tag, str):  # a comment beside the root: no text
+            continue
+        end.add_text(stray.text)
+        stray.text = None
+        for node in list(stray):
+            if node.tag != "body":
+                end.add(node)
+                continue
+            end.add_text(node.text)
+            for child in list(node):
+                end.add(child)
+            end.add_text(node.tail)
+            stray.remove(node)
+
+
+class _End:
+    """The end of an element's content, where nodes and text are added (its
+    last child is kept: lxml counts an element's children one by one)."""
+
+    def __init__(self, el: lxml.etree._Element) -> None:
+        self.el = el
+        self.last = el[-1] if len(el) else None
+
+    def add(self, node: lxml.etree._Element) -> None:
+        self.el.append(node)  # its tail moves with it
+        self.last = node
+
+    def add_text(self, text: str | None) -> None:
+        if not text:
+            return
+        if self.last is not None:
+            self.last.tail = (self.last.tail or "") + text
+        else:
+            self.el.text = (self.el.text or "") + text
 
 
 #: The deepest element nesting read: the walk recurses once per level, and

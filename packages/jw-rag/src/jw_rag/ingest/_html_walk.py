@@ -302,9 +302,6 @@ class _Page:
         self.depth = 0
         self.too_deep = False
         self.seen_root = False
-        # inside a second root element (the parser reopens <html> for what
-        # follows </html>): not part of the page's tree, so nothing is read
-        self.stray = False
         self.lang: str | None = None
         self.root: _Part | None = None
         self.body: _Part | None = None
@@ -319,17 +316,12 @@ class _Page:
     def start(self, tag: Any, attrib: Any) -> None:
         tag = tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
         self.depth += 1
-        if self.stray:
-            return
         if self.depth > MAX_DEPTH:
             self.too_deep = True
         if self.too_deep:
             return
         depth = self.depth
         if depth == 1 and tag:
-            if self.seen_root:  # a second root element: not part of the page's tree
-                self.stray = True
-                return
             self.seen_root = True
             self.lang = attrib.get("lang") or attrib.get(_XML_LANG)
             self.root = _Part(self.name, depth)
@@ -363,7 +355,7 @@ class _Page:
         return text
 
     def data(self, text: str) -> None:
-        if self.too_deep or self.stray:
+        if self.too_deep:
             return
         for part in self._parts():
             if part.walker.error is None and not part.walker.done:
@@ -373,9 +365,6 @@ class _Page:
 
     def end(self, tag: Any) -> None:
         self.depth -= 1
-        if self.stray:
-            self.stray = self.depth > 0
-            return
         if self.too_deep:
             return
         for part in self._parts():
@@ -391,7 +380,7 @@ class _Page:
             self.texts = [t for t in self.texts if not t.done]
 
     def comment(self, text: str) -> None:
-        if self.too_deep or self.stray or self.depth == 0:
+        if self.too_deep or self.depth == 0:
             return
         for part in self._parts():  # a node without text; what follows is its tail
             walker = part.walker
@@ -407,6 +396,65 @@ class _Page:
 
     def close(self) -> None:
         return None
+
+
+_PASS, _HOLD, _SKIP = 0, 1, 2
+
+
+class _OneTree:
+    """The parser target in front of :class:`_Page`: hands it the events of the
+    page's tree as :func:`jw_rag.ingest._html.parse_html` leaves it, with what
+    the parser put after the body (text and elements after ``</body>``, and
+    the root elements it opens for what follows ``</html>``, their ``<body>``
+    unwrapped) at the end of the body, or of the root when it has none."""
+
+    def __init__(self, page: _Page) -> None:
+        self.page = page
+        self.roots = 0
+        self.body = False  # the first root's <body> has started
+        self.open: list[int] = []  # per open element: _PASS, _HOLD or _SKIP
+        self.held: list[Any] = []  # end tags of the page's root and body, given at close
+
+    def start(self, tag: Any, attrib: Any) -> None:
+        depth = len(self.open) + 1
+        name = tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+        how = _PASS
+        if depth == 1:
+            self.roots += 1
+            how = _HOLD if self.roots == 1 else _SKIP
+        elif depth == 2 and name == "body":
+            if self.roots > 1:
+                how = _SKIP
+            elif not self.body:
+                self.body = True
+                how = _HOLD
+        self.open.append(how)
+        if how != _SKIP:
+            self.page.start(tag, attrib)
+
+    def end(self, tag: Any) -> None:
+        how = self.open.pop()
+        if how == _PASS:
+            self.page.end(tag)
+        elif how == _HOLD:
+            self.held.append(tag)
+
+    def data(self, text: str) -> None:
+        if self.open:  # text between root elements has no place in the tree
+            self.page.data(text)
+
+    def comment(self, text: str) -> None:
+        if self.open:
+            self.page.comment(text)
+
+    def pi(self, target: str, data: str | None = None) -> None:
+        if self.open:
+            self.page.pi(target, data)
+
+    def close(self) -> None:
+        for tag in self.held:  # the body's end, then the root's
+            self.page.end(tag)
+        self.held = []
 
 
 def _finish(page: _Page, parser: lxml.etree.HTMLParser) -> Page:
@@ -477,7 +525,7 @@ def read_page(data: bytes, name: str, *, article: bool = False) -> Page:
         text, start = page_text(data, name)
         pieces = (text[at : at + FEED_CHARS] for at in range(start, len(text), FEED_CHARS))
     page = _Page(name, article=article)
-    parser = lxml.etree.HTMLParser(huge_tree=True, target=page)
+    parser = lxml.etree.HTMLParser(huge_tree=True, target=_OneTree(page))
     fed = False
     try:
         for piece in pieces:
