@@ -7,8 +7,11 @@ in proportion to its text. A chapter is a spine document with text; its
 paragraphs and headings are read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
 ``"<book>/<chapter file without extension>"`` where ``<book>`` is the file
 stem (or the caller's ``source_id``); chapters whose files differ only in
-their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``). The chapter title is its first heading,
-else the book title; the language is the book's ``dc:language``.
+their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``).
+Only the spine's documents must be in the archive: another member the
+manifest lists (a table of contents, a note file) may be missing. The chapter
+title is its first heading, else the book title; the language is the book's
+``dc:language``.
 """
 
 from __future__ import annotations
@@ -125,6 +128,7 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
             )
         _check_text_size(zf, loaded.name)
         _check_not_encrypted(zf, names, loaded.name)
+    missing: set[str] = set()  # members the manifest lists and the archive lacks
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -132,12 +136,23 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
             read_member = reader.read_file
 
             def read_file(name: str) -> bytes:  # media is never unpacked, text once
-                return b"" if _is_media(name) else read_member(name)
+                if _is_media(name):
+                    return b""
+                try:
+                    return read_member(name)
+                except KeyError:
+                    member = posixpath.normpath(name)
+                    if not reader.opf_file or member == posixpath.normpath(reader.opf_file):
+                        raise
+                    missing.add(member)  # only a spine document's absence matters
+                    return b""
 
             reader.read_file = read_file
+            # the table of contents is not read (the spine is): a missing or
+            # broken one is no reason to refuse the book
+            reader._parse_nav = reader._parse_ncx = lambda *args, **kwargs: None
             book = reader.load()
             reader.process()
-            return book
     except IngestError:
         raise
     except Exception as exc:  # ebooklib raises KeyError, EpubException, lxml errors...
@@ -145,6 +160,27 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
         if isinstance(exc, AttributeError | TypeError):  # ebooklib met XML it cannot walk
             reason = "its container or package document (OPF) is not readable XML"
         raise IngestError(f"{loaded.name} is a broken EPUB ({reason}); check the file") from exc
+    _check_spine_present(book, reader.opf_dir, missing, loaded.name)
+    return book
+
+
+def _check_spine_present(book, opf_dir: str, missing: set[str], name: str) -> None:  # noqa: ANN001
+    """Refuse a book whose spine lists a document the archive lacks, naming it
+    (other members the manifest lists may be missing: they are not read)."""
+    import ebooklib
+
+    if not missing:
+        return
+    for idref, *_rest in book.spine:
+        item = book.get_item_with_id(idref)
+        if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
+            continue
+        member = posixpath.normpath(posixpath.join(opf_dir, item.get_name()))
+        if member in missing:
+            raise IngestError(
+                f"{name} is a broken EPUB (its spine lists {shown_value(member)}, which the "
+                "archive lacks); check the file"
+            )
 
 
 def _chapter_bytes(item) -> bytes:  # noqa: ANN001 - ebooklib is untyped

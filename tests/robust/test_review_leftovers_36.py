@@ -1,0 +1,100 @@
+"""Leftovers of the review of the streaming parse (review 36): EPUB members the
+spine does not list; each test failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jw_rag.errors import IngestError
+from jw_rag.ingest._source import Loaded
+from jw_rag.ingest.epub import parse_epub_bytes
+from tests.jwpub.jw_formats_builder import zip_bytes
+from tests.robust.hostile_files import CONTAINER, OPF
+
+
+def _chapter(text: str) -> bytes:
+    return (
+        '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+        f"<body><p>{text}</p></body></html>"
+    ).encode()
+
+
+def _book(manifest: str, spine: str, members: dict[str, bytes]) -> bytes:
+    opf = OPF.replace(
+        b'<item id="c1" href="ch1.xhtml" media-type="application/xhtml+xml"/>',
+        manifest.encode(),
+    ).replace(b'<itemref idref="c1"/>', spine.encode())
+    base = {"mimetype": b"application/epub+zip", "META-INF/container.xml": CONTAINER}
+    return zip_bytes({**base, "content.opf": opf, **members})
+
+
+def _item(id_: str, href: str, extra: str = "") -> str:
+    return f'<item id="{id_}" href="{href}" media-type="application/xhtml+xml"{extra}/>'
+
+
+def _read(data: bytes) -> list[tuple[str, list[str]]]:
+    docs = parse_epub_bytes(Loaded(data=data, name="book.epub", path=Path("book.epub")))
+    return [(d.source_id, [p.text for p in d.paragraphs]) for d in docs]
+
+
+# -- 2. only the spine's members must be in the archive ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("manifest", "spine_attr"),
+    [
+        (_item("c2", "c2.xhtml"), ""),  # a document the spine does not list
+        (_item("nav", "nav.xhtml", ' properties="nav"'), ""),  # the EPUB 3 table of contents
+        ('<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>', ' toc="ncx"'),
+        ('<item id="x" href="notes.xml" media-type="application/xml"/>', ""),
+    ],
+)
+def test_a_missing_member_the_spine_does_not_list_leaves_the_book_readable(
+    manifest: str, spine_attr: str
+) -> None:
+    """ebooklib reads every member the manifest lists, so one missing (here not
+    in the archive at all) failed the whole book ("There is no item named
+    'c2.xhtml' in the archive"). Only the spine's documents are read: the book is."""
+    data = _book(
+        _item("c1", "ch1.xhtml") + manifest,
+        '<itemref idref="c1"/>',
+        {"ch1.xhtml": _chapter("Gardens need water.")},
+    ).replace(b"<spine>", f"<spine{spine_attr}>".encode())
+    assert _read(data) == [("book/ch1", ["Gardens need water."])]
+
+
+@pytest.mark.parametrize("nav", [b"", b"   ", b"\x00\x01"])
+def test_an_unreadable_table_of_contents_leaves_the_book_readable(nav: bytes) -> None:
+    """An empty navigation document (not in the spine) failed the book as
+    "broken EPUB (Document is empty)": the table of contents is not read."""
+    data = _book(
+        _item("c1", "ch1.xhtml") + _item("nav", "nav.xhtml", ' properties="nav"'),
+        '<itemref idref="c1"/>',
+        {"ch1.xhtml": _chapter("Gardens need water."), "nav.xhtml": nav},
+    )
+    assert _read(data) == [("book/ch1", ["Gardens need water."])]
+
+
+def test_a_missing_spine_document_is_still_a_one_line_error_naming_it() -> None:
+    data = _book(
+        _item("c1", "ch1.xhtml") + _item("c2", "text/ch2.xhtml"),
+        '<itemref idref="c1"/><itemref idref="c2"/>',
+        {"ch1.xhtml": _chapter("One.")},
+    )
+    with pytest.raises(IngestError) as info:
+        _read(data)
+    assert str(info.value) == (
+        "book.epub is a broken EPUB (its spine lists 'text/ch2.xhtml', which the archive "
+        "lacks); check the file"
+    )
+
+
+def test_a_missing_package_document_is_still_refused() -> None:
+    data = zip_bytes({"mimetype": b"application/epub+zip", "META-INF/container.xml": CONTAINER})
+    with pytest.raises(IngestError) as info:  # only the package document's absence is fatal
+        _read(data)
+    assert str(info.value) == (
+        "book.epub is a broken EPUB ('Can not find container file'); check the file"
+    )
