@@ -1,5 +1,6 @@
 """Leftovers of the review of the streaming parse (review 36): EPUB members the
-spine does not list; each test failed before its fix."""
+spine does not list, and chapter ids from hostile member names; each test
+failed before its fix."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import IngestError
+from jw_rag.ingest import ingest_epub
 from jw_rag.ingest._source import Loaded
 from jw_rag.ingest.epub import parse_epub_bytes
+from jw_rag.store import SQLiteStore
 from tests.jwpub.jw_formats_builder import zip_bytes
 from tests.robust.hostile_files import CONTAINER, OPF
 
@@ -98,3 +102,86 @@ def test_a_missing_package_document_is_still_refused() -> None:
     assert str(info.value) == (
         "book.epub is a broken EPUB ('Can not find container file'); check the file"
     )
+
+
+# -- 3. chapter ids from hostile member names --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("href", "member", "source_id"),
+    [
+        ("book/../../evil.xhtml", "../evil.xhtml", "book/evil"),
+        ("../../../up/evil.xhtml", "../../../up/evil.xhtml", "book/up/evil"),
+        ("/abs/evil.xhtml", "/abs/evil.xhtml", "book/abs/evil"),
+        ("a\\..\\..\\evil.xhtml", "a\\..\\..\\evil.xhtml", "book/evil"),
+        ("./text//ch.xhtml", "text/ch.xhtml", "book/text/ch"),
+        ("%2E%2E/e.xhtml", "../e.xhtml", "book/e"),  # ebooklib unquotes the href
+        # nothing left once normalised: the name percent-encoded
+        ("..", "..", "book/%2E%2E"),
+        ("x/..", ".", "book/x/%2E%2E"),
+    ],
+)
+def test_a_chapter_id_has_no_dot_dot_part_and_no_leading_slash(
+    href: str, member: str, source_id: str
+) -> None:
+    """The id kept the member's name as the manifest gave it ("book/../evil",
+    "book//abs/evil", "book/a\\..\\..\\evil"): only ids, but something that
+    takes ids for paths would climb out of its folder. Ids are normalised."""
+    data = _book(_item("c1", href), '<itemref idref="c1"/>', {member: _chapter("Evil.")})
+    ((got, texts),) = _read(data)
+    assert (got, texts) == (source_id, ["Evil."])
+    parts = got.replace("\\", "/").split("/")
+    assert ".." not in parts and "" not in parts
+
+
+def test_ordinary_chapter_ids_are_unchanged() -> None:
+    data = _book(
+        _item("c1", "text/ch1.xhtml") + _item("c2", "ch2.html") + _item("c3", "caf%C3%A9.xhtml"),
+        '<itemref idref="c1"/><itemref idref="c2"/><itemref idref="c3"/>',
+        {
+            "text/ch1.xhtml": _chapter("One."),
+            "ch2.html": _chapter("Two."),
+            "café.xhtml": _chapter("Three."),
+        },
+    )
+    assert [i for i, _ in _read(data)] == ["book/text/ch1", "book/ch2", "book/café"]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SQLiteStore:
+    with SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16)) as s:
+        yield s  # type: ignore[misc]
+
+
+def test_two_members_one_normalised_name_keep_two_ids(tmp_path: Path, store: SQLiteStore) -> None:
+    """``../evil.xhtml`` and ``evil.xhtml`` are two members whose ids normalise
+    to one: each takes its distinct id (as ``ch.xhtml`` and ``ch.html`` do),
+    the same in every run, and both are stored; none overwrites the other."""
+    data = _book(
+        _item("c1", "evil.xhtml") + _item("c2", "../evil.xhtml"),
+        '<itemref idref="c1"/><itemref idref="c2"/>',
+        {"evil.xhtml": _chapter("Plain words."), "../evil.xhtml": _chapter("Climbing words.")},
+    )
+    path = tmp_path / "book.epub"
+    path.write_bytes(data)
+    results = ingest_epub(store, path)
+    assert [(r.source_id, r.skipped) for r in results] == [
+        ("book/evil.xhtml", False),
+        ("book/%2E%2E/evil.xhtml", False),
+    ]
+    for result in results:
+        assert ".." not in result.source_id.split("/")
+    again = ingest_epub(store, path)
+    assert [(r.source_id, r.skipped) for r in again] == [(r.source_id, True) for r in results]
+    assert store.stats()["sources"] == 2
+
+
+def test_one_member_named_two_ways_is_one_chapter() -> None:
+    """``a/../ch1.xhtml`` is the member ``ch1.xhtml``: listed both ways in the
+    spine it is one document, like a chapter the spine lists twice."""
+    data = _book(
+        _item("c1", "ch1.xhtml") + _item("c2", "a/../ch1.xhtml"),
+        '<itemref idref="c1"/><itemref idref="c2"/>',
+        {"ch1.xhtml": _chapter("Once.")},
+    )
+    assert _read(data) == [("book/ch1", ["Once."])]

@@ -7,7 +7,10 @@ in proportion to its text. A chapter is a spine document with text; its
 paragraphs and headings are read like HTML (see :mod:`jw_rag.ingest._html`). Chapter ids are
 ``"<book>/<chapter file without extension>"`` where ``<book>`` is the file
 stem (or the caller's ``source_id``); chapters whose files differ only in
-their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``).
+their extension (``ch.xhtml``, ``ch.html``) keep it (``<book>/ch.xhtml``). A
+file name is normalised for its id (no ``..`` part, no leading ``/``, a
+backslash read as ``/``); two files that it would give one id each keep a
+distinct one, with those parts percent-encoded (``<book>/%2E%2E/ch.xhtml``).
 Only the spine's documents must be in the archive: another member the
 manifest lists (a table of contents, a note file) may be missing. The chapter
 title is its first heading, else the book title; the language is the book's
@@ -114,7 +117,7 @@ def _check_not_encrypted(zf: zipfile.ZipFile, names: set[str], name: str) -> Non
             )
 
 
-def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
+def _read_book(loaded: Loaded):  # -> (ebooklib.epub.EpubBook, the OPF's folder)
     from ebooklib import epub
 
     if not zipfile.is_zipfile(io.BytesIO(loaded.data)):
@@ -161,7 +164,7 @@ def _read_book(loaded: Loaded):  # -> ebooklib.epub.EpubBook
             reason = "its container or package document (OPF) is not readable XML"
         raise IngestError(f"{loaded.name} is a broken EPUB ({reason}); check the file") from exc
     _check_spine_present(book, reader.opf_dir, missing, loaded.name)
-    return book
+    return book, reader.opf_dir
 
 
 def _check_spine_present(book, opf_dir: str, missing: set[str], name: str) -> None:  # noqa: ANN001
@@ -196,6 +199,23 @@ def _chapter_bytes(item) -> bytes:  # noqa: ANN001 - ebooklib is untyped
     return content or b""
 
 
+def _chapter_key(name: str) -> str:
+    """A chapter's file name as its id holds it: a backslash read as ``/``,
+    ``.`` and ``..`` parts resolved, and what would climb above the book's top
+    or start at ``/`` dropped, so an id has no ``..`` part and no leading
+    ``/``; an ordinary name (``text/ch1.xhtml``) is unchanged."""
+    path = posixpath.normpath(name.replace("\\", "/"))
+    return "/".join(p for p in path.split("/") if p not in ("", ".", "..")) or _escaped(name)
+
+
+def _escaped(name: str) -> str:
+    """``name`` with nothing dropped: its ``.`` and ``..`` parts, empty parts (a
+    leading ``/``) and backslashes percent-encoded. Two names that
+    :func:`_chapter_key` makes one keep two distinct ids this way."""
+    shown = {"": "%2F", ".": "%2E", "..": "%2E%2E"}
+    return "/".join(shown.get(p, p) for p in name.replace("\\", "%5C").split("/"))
+
+
 def _first_meta(book, name: str) -> str:  # noqa: ANN001 - ebooklib is untyped
     values = book.get_metadata("DC", name)
     return str(values[0][0]).strip() if values and values[0] and values[0][0] else ""
@@ -205,20 +225,21 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
     """Chapters of an already-read EPUB."""
     import ebooklib
 
-    book = _read_book(loaded)
+    book, opf_dir = _read_book(loaded)
     base = base_id or loaded.stem
     book_title = _first_meta(book, "title")
     language = normalize_language(_first_meta(book, "language"))
     docs: list[Document] = []
-    read: set[str] = set()  # a spine may list a chapter twice: it is one document
+    read: set[str] = set()  # a spine may list a member twice: it is one document
     for position, (idref, *_rest) in enumerate(book.spine):
         item = book.get_item_with_id(idref)
         if item is None or item.get_type() != ebooklib.ITEM_DOCUMENT:
             continue
         name = item.get_name()
-        if name in read:
+        member = posixpath.normpath(posixpath.join(opf_dir, name))  # the one ebooklib read
+        if member in read:
             continue
-        read.add(name)
+        read.add(member)
         markup = _chapter_bytes(item)
         if not markup.strip():
             continue  # an empty file (a converter's placeholder): a page without text
@@ -227,9 +248,10 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
         if not any(p.kind != "heading" for p in paragraphs):
             continue  # cover pages, image-only pages, empty title pages
         headings = [p.text for p in paragraphs if p.kind == "heading"]
+        key = _chapter_key(name)
         docs.append(
             Document(
-                source_id=f"{base}/{posixpath.splitext(name)[0]}",
+                source_id=f"{base}/{posixpath.splitext(key)[0]}",
                 paragraphs=paragraphs,
                 title=headings[0] if headings else book_title,
                 language=language,
@@ -239,7 +261,7 @@ def parse_epub_bytes(loaded: Loaded, *, base_id: str | None = None) -> list[Docu
                     "book_title": book_title,
                     "chapter_file": name,
                     "spine_index": position,
-                    DISTINCT_ID_KEY: f"{base}/{name}",
+                    DISTINCT_ID_KEY: f"{base}/{name if key == name else _escaped(name)}",
                 },
             )
         )
