@@ -14,6 +14,7 @@ sources ingest in parallel from any number of processes.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC
@@ -22,11 +23,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from jw_rag.errors import ConfigError, MissingDependencyError, StoreError
+from jw_rag.errors import ConfigError, JwRagWarning, MissingDependencyError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._filters import SqlFilter
-from jw_rag.store._pg_breadth import EF_SEARCH_MAX, auto_breadth, pgvector_features
+from jw_rag.store._pg_breadth import (
+    DEFAULT_GRAPH,
+    EF_SEARCH_MAX,
+    LARGE_GRAPH_FROM,
+    auto_breadth,
+    graph_for,
+    pgvector_features,
+)
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
 from jw_rag.store._rows import ChunkRow, dump_metadata, unit_kinds
@@ -64,9 +72,10 @@ HNSW_MAX_DIM = 2000
 DEFAULT_INDEX_MEMORY = "1GB"
 #: The HNSW graph a new store builds: pgvector's own defaults (links per node
 #: ``m``, candidate list while building ``ef_construction``). A store records
-#: the pair it was built with and rebuilds its index with that pair.
-DEFAULT_HNSW_M = 16
-DEFAULT_HNSW_EF_CONSTRUCTION = 64
+#: the pair it was built with and rebuilds its index with that pair; one
+#: that was not given a pair moves to a larger graph when it is built in one
+#: pass at a large size (:func:`~jw_rag.store._pg_breadth.graph_for`).
+DEFAULT_HNSW_M, DEFAULT_HNSW_EF_CONSTRUCTION = DEFAULT_GRAPH
 #: pgvector's bounds: ``m`` 2..100, ``ef_construction`` 4..1000 and at least ``2 * m``.
 _M_RANGE = (2, 100)
 _EFC_RANGE = (4, 1000)
@@ -141,6 +150,17 @@ def _graph_meta(conn: psycopg.Connection) -> dict[str, str]:
     )
 
 
+def _graph_by_size(meta: Mapping[str, str]) -> bool:
+    """Whether the store chooses its graph by its size (it was given none):
+    recorded as ``hnsw_graph`` = ``size``; a store recorded before that key
+    chooses when it holds pgvector's default pair."""
+    chosen = meta.get("hnsw_graph")
+    if chosen is not None:
+        return chosen == "size"
+    pair = (meta.get("hnsw_m"), meta.get("hnsw_ef_construction"))
+    return pair in ((None, None), tuple(map(str, DEFAULT_GRAPH)))
+
+
 def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     """The (m, ef_construction) of the existing HNSW index (pgvector's
     defaults where its options do not say), or ``None`` without an index."""
@@ -169,10 +189,14 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     against exact search near 0.95 up to 100,000 chunks in
     ``benchmarks/store_scale.py`` (at a million, pgvector's default graph
     found 0.88 at the widest breadth). ``hnsw_m`` and ``hnsw_ef_construction``
-    set the HNSW graph of a new store (default pgvector's 16 and 64); the
-    store records them, and every later build of its index uses the recorded
-    pair (``None`` = the store's own; another value than the store's is an
-    error: :meth:`rebuild_index` changes them). Opening checks the server's pgvector:
+    set the HNSW graph of a new store; the store records them, and every
+    later build of its index uses the recorded pair (``None`` = the store's
+    own; another value than the store's is an error: :meth:`rebuild_index`
+    changes them). A store given neither chooses by its size: pgvector's 16
+    and 64, and ``m`` 32, ``ef_construction`` 200 when a one-pass build
+    (:meth:`deferred_index`, :meth:`build_index`, :meth:`rebuild_index`)
+    finds 300,000 chunks or more; a store that outgrew its graph by inserts
+    warns once at search. Opening checks the server's pgvector:
     an error below 0.5 (no HNSW), a warning below 0.8 (no iterative index
     scans for filtered searches).
     """
@@ -243,6 +267,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         )
         self._defer_index = False
         self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
+        self._graph_warned = False
 
     # -- connection and transactions -----------------------------------------
 
@@ -290,9 +315,11 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     def _record_graph(conn: psycopg.Connection, m: int | None, efc: int | None) -> tuple[int, int]:
         """The store's (m, ef_construction), recorded on first open: an
         existing index's own (a store made before they were recorded), else
-        the asked ones, else pgvector's defaults. Concurrent openers agree
-        (the first insert wins). A reader that may not write (a hot standby, a
-        role that may only read) records nothing: the first writer will."""
+        the asked ones, else pgvector's defaults, and whether the store
+        chooses its graph by size (neither was asked and no index says
+        otherwise). Concurrent openers agree (the first insert wins). A reader
+        that may not write (a hot standby, a role that may only read) records
+        nothing: the first writer will."""
         meta = _graph_meta(conn)
         if len(meta) < 2:
             graph = _index_graph(conn) or (
@@ -300,16 +327,35 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 efc if efc is not None else DEFAULT_HNSW_EF_CONSTRUCTION,
             )
             _check_graph(*graph)  # an asked m with the default ef_construction may break the rule
+            by_size = m is None and efc is None and graph == DEFAULT_GRAPH
             try:
                 conn.execute(
                     "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
-                    "('hnsw_ef_construction', %s) ON CONFLICT (key) DO NOTHING",
-                    (str(graph[0]), str(graph[1])),
+                    "('hnsw_ef_construction', %s), ('hnsw_graph', %s) "
+                    "ON CONFLICT (key) DO NOTHING",
+                    (str(graph[0]), str(graph[1]), "size" if by_size else "asked"),
                 )
             except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.InsufficientPrivilege):
                 return graph
             meta = _graph_meta(conn)
         return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
+
+    def _fit_graph(self, conn: psycopg.Connection) -> None:
+        """Record the graph for the store's size (:func:`graph_for`) if the
+        store chooses its own; the count stops at ``LARGE_GRAPH_FROM``."""
+        if not _graph_by_size(self._meta(conn)):
+            return
+        row = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM jw_chunks WHERE embedding IS NOT NULL "
+            f"LIMIT {LARGE_GRAPH_FROM}) s"
+        ).fetchone()
+        m, efc = graph_for(int(row[0]) if row else 0)
+        conn.execute(
+            "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
+            "('hnsw_ef_construction', %s), ('hnsw_graph', 'size') "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (str(m), str(efc)),
+        )
 
     def _create_index(self, conn: psycopg.Connection, name: str = "jw_chunks_hnsw") -> None:
         """Build the HNSW index ``name`` with the store's recorded graph."""
@@ -381,6 +427,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             if self._index_exists(conn):
                 return False
             conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+            self._fit_graph(conn)
             self._create_index(conn)
             return True
 
@@ -396,10 +443,14 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         beside the old one, which serves searches until the new one replaces
         it at commit (an error keeps the old index and parameters). Writes
         wait while it builds. Returns whether an index was built (not without
-        vectors, or for vectors wider than pgvector indexes)."""
+        vectors, or for vectors wider than pgvector indexes). Without ``m``
+        and ``ef_construction``, a store that chooses its graph by size gets
+        the graph for its size now; a store given either keeps it from then on."""
         _check_graph(m, ef_construction, ("m", "ef_construction"))
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            if m is None and ef_construction is None and _graph_by_size(self._meta(conn)):
+                self._fit_graph(conn)
             meta = self._meta(conn)
             new_m = m if m is not None else int(meta.get("hnsw_m", DEFAULT_HNSW_M))
             new_efc = (
@@ -408,10 +459,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 else int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
             )
             _check_graph(new_m, new_efc)
+            asked = m is not None or ef_construction is not None or not _graph_by_size(meta)
             conn.execute(
                 "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
-                "('hnsw_ef_construction', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                (str(new_m), str(new_efc)),
+                "('hnsw_ef_construction', %s), ('hnsw_graph', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (str(new_m), str(new_efc), "asked" if asked else "size"),
             )
             dim = meta.get("dim")
             if dim is None or int(dim) > HNSW_MAX_DIM:
@@ -578,7 +631,30 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         ).fetchone()
         rows = float(row[0]) if row and row[0] is not None else 0.0
         self._size = (rows, now)
+        if rows >= LARGE_GRAPH_FROM and not self._graph_warned:
+            self._warn_small_graph(conn, rows)
         return rows
+
+    def _warn_small_graph(self, conn: psycopg.Connection, rows: float) -> None:
+        """Warn once per store object when a store that chooses its graph by
+        size has outgrown the one it has (it grew by inserts, not a bulk load)."""
+        meta = self._meta(conn)
+        graph = (
+            int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
+            int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
+        )
+        large = graph_for(int(rows))
+        if not _graph_by_size(meta) or graph == large:
+            return
+        self._graph_warned = True
+        warnings.warn(
+            f"the store at {self.where} holds about {rows:,.0f} chunks in an HNSW graph built "
+            f"for fewer (m {graph[0]}, ef_construction {graph[1]}), so dense search misses "
+            f"some of the nearest chunks: store.rebuild_index() builds m {large[0]}, "
+            f"ef_construction {large[1]} for this size",
+            JwRagWarning,
+            stacklevel=2,
+        )
 
     def _breadth(self, conn: psycopg.Connection, k: int) -> int:
         if self.ef_search is not None:
@@ -667,6 +743,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             "hnsw_ef_construction": int(
                 meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)
             ),
+            "hnsw_graph_by_size": _graph_by_size(meta),
         }
 
     def _counts(self, conn: psycopg.Connection) -> Counts:
