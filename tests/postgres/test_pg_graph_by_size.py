@@ -158,3 +158,26 @@ def test_a_store_recorded_before_the_choice_existed(pg_database: PgDatabase) -> 
         conn.execute("DELETE FROM jw_meta WHERE key = 'hnsw_graph'")
     with PostgresStore(dsn, CountingEmbedder()) as s:
         assert s.stats()["hnsw_graph_by_size"] is False  # 32 / 200 without the key: asked
+
+
+@pytest.mark.parametrize("why", ["vectors wider than pgvector indexes", "a bulk load in progress"])
+def test_a_store_without_an_index_is_not_told_to_rebuild_it(
+    pg_database: PgDatabase, why: str
+) -> None:
+    """The advice to run rebuild_index() is for an index built small: a store
+    whose vectors are too wide for HNSW has none (rebuild_index() builds
+    nothing), and one whose index a bulk load dropped gets the graph for its
+    size when that load ends."""
+    dsn = pg_database()
+    dim = 2048 if why.startswith("vectors") else 32
+    with PostgresStore(dsn, CountingEmbedder(dim)) as s:
+        s.add(make_chunks("a", LARGE + 10))
+    _analyze(dsn)
+    with PostgresStore(dsn, CountingEmbedder(dim)) as loader:
+        with loader.deferred_index(memory="64MB"):
+            with PostgresStore(dsn, CountingEmbedder(dim)) as s, warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert s.search("paragraph 7 of a", k=1)[0].chunk.id == "a:7"
+    assert _index_options(dsn) == (
+        None if dim > pg.HNSW_MAX_DIM else ["m=32", "ef_construction=200"]
+    )

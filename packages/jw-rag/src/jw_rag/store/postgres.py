@@ -637,14 +637,16 @@ class PostgresStore(StoreCore[psycopg.Connection]):
 
     def _warn_small_graph(self, conn: psycopg.Connection, rows: float) -> None:
         """Warn once per store object when a store that chooses its graph by
-        size has outgrown the one it has (it grew by inserts, not a bulk load)."""
+        size has outgrown the index it has (it grew by inserts, not a bulk
+        load); not without an index (vectors too wide for one, or a bulk load
+        that will build the graph for its size)."""
         meta = self._meta(conn)
         graph = (
             int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
             int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
         )
         large = graph_for(int(rows))
-        if not _graph_by_size(meta) or graph == large:
+        if not _graph_by_size(meta) or graph == large or not self._index_exists(conn):
             return
         self._graph_warned = True
         warnings.warn(
