@@ -181,3 +181,20 @@ def test_a_store_without_an_index_is_not_told_to_rebuild_it(
     assert _index_options(dsn) == (
         None if dim > pg.HNSW_MAX_DIM else ["m=32", "ef_construction=200"]
     )
+
+
+def test_a_fixed_search_breadth_still_hears_that_the_graph_is_small(
+    pg_database: PgDatabase,
+) -> None:
+    """``ef_search`` fixes how wide a search is, not the graph it walks: a
+    graph built for a smaller store misses neighbours at any breadth."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", LARGE + 10))
+    _analyze(dsn)
+    with PostgresStore(dsn, CountingEmbedder(), ef_search=40) as s:
+        with pytest.warns(JwRagWarning, match=r"store\.rebuild_index\(\) builds m 32") as got:
+            s.search("paragraph 7 of a", k=3)
+            s._size = (0.0, -1e9)
+            s.search("paragraph 8 of a", k=3)
+        assert len([w for w in got if "rebuild_index" in str(w.message)]) == 1

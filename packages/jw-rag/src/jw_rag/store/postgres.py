@@ -659,9 +659,10 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         )
 
     def _breadth(self, conn: psycopg.Connection, k: int) -> int:
+        rows = self._table_rows(conn)  # measured even at a fixed breadth: it warns of a small graph
         if self.ef_search is not None:
             return max(self.ef_search, min(k, EF_SEARCH_MAX))
-        return auto_breadth(self._table_rows(conn), k)
+        return auto_breadth(rows, k)
 
     def _dense(
         self, conn: psycopg.Connection, query_vector: Vectors, k: int, f: SqlFilter
