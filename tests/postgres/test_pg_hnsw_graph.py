@@ -260,3 +260,37 @@ def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f"DROP OWNED BY {role}")
                 conn.execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "UPDATE jw_meta SET value = 'abc' WHERE key = 'hnsw_m'",
+        "UPDATE jw_meta SET value = '500' WHERE key = 'hnsw_m'",
+        "UPDATE jw_meta SET value = '40' WHERE key = 'hnsw_m'; "
+        "DELETE FROM jw_meta WHERE key = 'hnsw_ef_construction'",
+    ],
+)
+def test_a_recorded_graph_pgvector_cannot_build_is_a_one_line_error(
+    pg_database: PgDatabase, tamper: str
+) -> None:
+    """A pair in jw_meta that is not a graph pgvector builds (edited by hand)
+    was a ValueError traceback, or was reported as the store's graph while its
+    index had another one. It is a one-line error whose fix works."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", 20))
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(tamper)
+    with pytest.raises(StoreError) as got:
+        PostgresStore(dsn, CountingEmbedder())
+    message = str(got.value)
+    assert "records an HNSW graph pgvector cannot build" in message and "\n" not in message
+    fix = "DELETE FROM jw_meta WHERE key LIKE 'hnsw%'"
+    assert f"run {fix} and open the store again" in message
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(fix)
+    with PostgresStore(dsn, CountingEmbedder()) as s:  # it records its index's graph again
+        stats = s.stats()
+        assert s.hnsw_graph() == (16, 64) == (stats["hnsw_m"], stats["hnsw_ef_construction"])
+    assert _index(dsn)[1] == ["m=16", "ef_construction=64"]

@@ -161,6 +161,24 @@ def _graph_by_size(meta: Mapping[str, str]) -> bool:
     return pair in ((None, None), tuple(map(str, DEFAULT_GRAPH)))
 
 
+def _recorded_graph(meta: Mapping[str, str], where: str) -> tuple[int, int]:
+    """The store's recorded ``(m, ef_construction)`` (pgvector's defaults
+    where none is recorded); a one-line ``StoreError`` for a pair that
+    pgvector cannot build (``jw_meta`` edited by hand)."""
+    m = meta.get("hnsw_m", str(DEFAULT_HNSW_M))
+    efc = meta.get("hnsw_ef_construction", str(DEFAULT_HNSW_EF_CONSTRUCTION))
+    try:
+        graph = int(m), int(efc)
+        _check_graph(*graph)
+    except (ValueError, ConfigError):
+        raise StoreError(
+            f"the store at {where} records an HNSW graph pgvector cannot build (hnsw_m {m!r}, "
+            f"hnsw_ef_construction {efc!r} in jw_meta): run DELETE FROM jw_meta WHERE key "
+            "LIKE 'hnsw%' and open the store again to record its index's own"
+        ) from None
+    return graph
+
+
 def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     """The (m, ef_construction) of the existing HNSW index (pgvector's
     defaults where its options do not say), or ``None`` without an index."""
@@ -231,7 +249,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 prepare(conn, self.where)
-                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction)
+                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
                 versions = conn.execute(
                     "SELECT e.extversion, a.default_version FROM pg_extension e "
                     "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
@@ -312,7 +330,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     # -- the HNSW graph's parameters -------------------------------------------
 
     @staticmethod
-    def _record_graph(conn: psycopg.Connection, m: int | None, efc: int | None) -> tuple[int, int]:
+    def _record_graph(
+        conn: psycopg.Connection, m: int | None, efc: int | None, where: str
+    ) -> tuple[int, int]:
         """The store's (m, ef_construction), recorded on first open: an
         existing index's own (a store made before they were recorded), else
         the asked ones, else pgvector's defaults, and whether the store
@@ -338,7 +358,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.InsufficientPrivilege):
                 return graph
             meta = _graph_meta(conn)
-        return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
+        return _recorded_graph(meta, where)
 
     def _fit_graph(self, conn: psycopg.Connection) -> None:
         """Record the graph for the store's size (:func:`graph_for`) if the
@@ -359,19 +379,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
 
     def _create_index(self, conn: psycopg.Connection, name: str = "jw_chunks_hnsw") -> None:
         """Build the HNSW index ``name`` with the store's recorded graph."""
-        meta = self._meta(conn)
-        m = int(meta.get("hnsw_m", DEFAULT_HNSW_M))
-        efc = int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
+        m, efc = _recorded_graph(self._meta(conn), self.where)
         conn.execute(_CREATE_HNSW.format(name=name, m=m, efc=efc))
 
     def hnsw_graph(self) -> tuple[int, int]:
         """The store's HNSW ``(m, ef_construction)``, as recorded."""
         with self._conn() as conn:
-            meta = self._meta(conn)
-        return (
-            int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
-            int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
-        )
+            return _recorded_graph(self._meta(conn), self.where)
 
     # -- the vector column ----------------------------------------------------
 
@@ -452,12 +466,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             if m is None and ef_construction is None and _graph_by_size(self._meta(conn)):
                 self._fit_graph(conn)
             meta = self._meta(conn)
-            new_m = m if m is not None else int(meta.get("hnsw_m", DEFAULT_HNSW_M))
-            new_efc = (
-                ef_construction
-                if ef_construction is not None
-                else int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
-            )
+            if m is not None and ef_construction is not None:
+                new_m, new_efc = m, ef_construction  # a new pair: the recorded one may be garbled
+            else:
+                own_m, own_efc = _recorded_graph(meta, self.where)
+                new_m = m if m is not None else own_m
+                new_efc = ef_construction if ef_construction is not None else own_efc
             _check_graph(new_m, new_efc)
             asked = m is not None or ef_construction is not None or not _graph_by_size(meta)
             conn.execute(
@@ -641,10 +655,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         load); not without an index (vectors too wide for one, or a bulk load
         that will build the graph for its size)."""
         meta = self._meta(conn)
-        graph = (
-            int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
-            int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
-        )
+        graph = _recorded_graph(meta, self.where)
         large = graph_for(int(rows))
         if not _graph_by_size(meta) or graph == large or not self._index_exists(conn):
             return
@@ -737,15 +748,14 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             " + pg_total_relation_size('jw_parents')"
         ).fetchone()
         meta = self._meta(conn)
+        graph = _recorded_graph(meta, self.where)
         return {
             "path": self.where,
             "size_bytes": int(size[0]) if size else 0,
             "schema_version": SCHEMA_VERSION,
             "hnsw_index": self._index_exists(conn),
-            "hnsw_m": int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
-            "hnsw_ef_construction": int(
-                meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)
-            ),
+            "hnsw_m": graph[0],
+            "hnsw_ef_construction": graph[1],
             "hnsw_graph_by_size": _graph_by_size(meta),
         }
 
