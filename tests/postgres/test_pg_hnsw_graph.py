@@ -154,7 +154,7 @@ def test_rebuild_index_changes_the_graph_and_keeps_every_row(pg_database: PgData
             s.rebuild_index(ef_construction="64")  # type: ignore[arg-type]
         with pytest.raises(ConfigError, match="at least twice hnsw_m .* m=60, ef_construction=100"):
             s.rebuild_index(m=60)
-        with pytest.raises(StoreError, match="cannot write"):  # the server refuses the memory
+        with pytest.raises(ConfigError, match="memory must be"):  # the server refuses it
             s.rebuild_index(m=12, memory="lots")
         assert s.hnsw_graph() == (8, 100) and _index(dsn)[1] == ["m=8", "ef_construction=100"]
     with PostgresStore(dsn, CountingEmbedder()) as s:
@@ -294,3 +294,29 @@ def test_a_recorded_graph_pgvector_cannot_build_is_a_one_line_error(
         stats = s.stats()
         assert s.hnsw_graph() == (16, 64) == (stats["hnsw_m"], stats["hnsw_ef_construction"])
     assert _index(dsn)[1] == ["m=16", "ef_construction=64"]
+
+
+@pytest.mark.parametrize("memory", ["abc", "1kB", 123, None])
+def test_a_bad_index_memory_is_refused_before_anything_changes(
+    pg_database: PgDatabase, memory: object
+) -> None:
+    """deferred_index() dropped the index, ran the whole bulk load, and only
+    then failed on the memory setting, leaving the store without an index; a
+    bad type was "function set_config(unknown, smallint, boolean) does not
+    exist ... check the server and retry". Each is a one-line ConfigError
+    before the index or the graph changes."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", 20))
+        before = (_meta(dsn), _index(dsn))
+        ran = False
+        with pytest.raises(ConfigError, match=r"^memory must be a PostgreSQL size such as '1GB'"):
+            with s.deferred_index(memory=memory):  # type: ignore[arg-type]
+                ran = True
+        assert not ran
+        with pytest.raises(ConfigError, match=r"^memory must be"):
+            s.rebuild_index(m=8, memory=memory)  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match=r"^memory must be"):
+            s.build_index(memory=memory)  # type: ignore[arg-type]
+        assert (_meta(dsn), _index(dsn)) == before
+        assert s.has_index()

@@ -429,18 +429,33 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         with self._conn() as conn:
             return self._index_exists(conn)
 
+    def _index_memory(self, conn: psycopg.Connection, memory: str) -> None:
+        """Give this transaction ``memory`` of ``maintenance_work_mem``, or a
+        one-line ``ConfigError`` for a value PostgreSQL does not take (raised
+        before the index or the graph changes: the transaction is rolled back)."""
+        if isinstance(memory, str):
+            try:
+                conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+                return
+            except psycopg.errors.InvalidParameterValue:
+                pass
+        raise ConfigError(
+            f"memory must be a PostgreSQL size such as '1GB' or '512MB' (1MB or more, for "
+            f"maintenance_work_mem), got {memory!r}"
+        )
+
     def build_index(self, *, memory: str = DEFAULT_INDEX_MEMORY) -> bool:
         """Build the HNSW index if it is missing, in one pass over the stored
         vectors with ``memory`` of ``maintenance_work_mem``; returns whether it
         built one. Writes wait while it builds; searches do not."""
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            self._index_memory(conn, memory)
             dim = self._meta(conn).get("dim")
             if dim is None or int(dim) > HNSW_MAX_DIM:
                 return False
             if self._index_exists(conn):
                 return False
-            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
             self._fit_graph(conn)
             self._create_index(conn)
             return True
@@ -463,6 +478,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         _check_graph(m, ef_construction, ("m", "ef_construction"))
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            self._index_memory(conn, memory)
             if m is None and ef_construction is None and _graph_by_size(self._meta(conn)):
                 self._fit_graph(conn)
             meta = self._meta(conn)
@@ -483,7 +499,6 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             dim = meta.get("dim")
             if dim is None or int(dim) > HNSW_MAX_DIM:
                 return False
-            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw_new")
             self._create_index(conn, "jw_chunks_hnsw_new")
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
@@ -498,6 +513,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         meanwhile every process's dense search is exact, so still right."""
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            self._index_memory(conn, memory)  # a bad one stops here, not after the load
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
         self._defer_index = True
         try:
