@@ -4,6 +4,7 @@ every later build of its index, changed only by ``rebuild_index``."""
 from __future__ import annotations
 
 import threading
+import time
 
 import psycopg
 import pytest
@@ -227,6 +228,17 @@ def test_concurrent_first_opens_agree_on_the_graph(pg_database: PgDatabase) -> N
     assert all("differs from this store's" in str(e) for e in errors)
 
 
+def _rollbacks(dsn: str) -> int:
+    """The database's count of failed transactions (every refused statement
+    of an autocommit connection is one), once closed connections reported theirs."""
+    time.sleep(1.0)
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 @pytest.mark.parametrize("reader", ["read-only transactions", "a role that may only read"])
 def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
     pg_database: PgDatabase, reader: str
@@ -248,10 +260,12 @@ def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
             conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
             read_dsn = psycopg.conninfo.make_conninfo(dsn, user=role, password="r")
     try:
+        failed = _rollbacks(dsn)
         with PostgresStore(read_dsn, CountingEmbedder()) as s:
             assert [h.chunk.id for h in s.search("paragraph 7 of old", k=5)] == before
             assert s.hnsw_graph() == (DEFAULT_HNSW_M, DEFAULT_HNSW_EF_CONSTRUCTION)
         assert _meta(dsn) == {}
+        assert _rollbacks(dsn) == failed  # it tried no write that the server refused
         with PostgresStore(dsn, CountingEmbedder()):
             pass
         assert _meta(dsn) == {"hnsw_m": "16", "hnsw_ef_construction": "64"}

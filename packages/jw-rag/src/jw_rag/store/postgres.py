@@ -348,6 +348,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             )
             _check_graph(*graph)  # an asked m with the default ef_construction may break the rule
             by_size = m is None and efc is None and graph == DEFAULT_GRAPH
+            may_write = conn.execute(
+                "SELECT current_setting('transaction_read_only') = 'off' "
+                "AND has_table_privilege('jw_meta', 'INSERT')"
+            ).fetchone()
+            if not (may_write and may_write[0]):  # a reader asks nothing the server refuses
+                return graph
             try:
                 conn.execute(
                     "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
