@@ -6,6 +6,8 @@ few dozen chunks stand for 300,000."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import warnings
 
 import psycopg
@@ -198,3 +200,38 @@ def test_a_fixed_search_breadth_still_hears_that_the_graph_is_small(
             s._size = (0.0, -1e9)
             s.search("paragraph 8 of a", k=3)
         assert len([w for w in got if "rebuild_index" in str(w.message)]) == 1
+
+
+def _outgrown(s: PostgresStore) -> None:
+    with s._conn() as conn:
+        s._warn_small_graph(conn, LARGE + 10.0)  # what a search does when it finds the store large
+
+
+def test_threads_searching_at_once_warn_once(
+    pg_database: PgDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads of one store object that measured its size at the same moment
+    (each on its own pooled connection) and found it outgrown gave one
+    warning each."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", LARGE + 10))
+    _analyze(dsn)
+    both = threading.Barrier(2)
+    index_exists = PostgresStore._index_exists
+
+    def together(conn: psycopg.Connection) -> bool:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both.wait(timeout=10)  # both threads are past the check, before the warning
+        return index_exists(conn)
+
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        monkeypatch.setattr(s, "_index_exists", together)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            threads = [threading.Thread(target=_outgrown, args=(s,)) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    assert len([w for w in got if "rebuild_index" in str(w.message)]) == 1

@@ -13,6 +13,7 @@ sources ingest in parallel from any number of processes.
 
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -286,6 +287,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         self._defer_index = False
         self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
         self._graph_warned = False
+        self._graph_warning = threading.Lock()  # threads that find it outgrown at once warn once
 
     # -- connection and transactions -----------------------------------------
 
@@ -681,7 +683,10 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         large = graph_for(int(rows))
         if not _graph_by_size(meta) or graph == large or not self._index_exists(conn):
             return
-        self._graph_warned = True
+        with self._graph_warning:
+            if self._graph_warned:
+                return
+            self._graph_warned = True
         warnings.warn(
             f"the store at {self.where} holds about {rows:,.0f} chunks in an HNSW graph built "
             f"for fewer (m {graph[0]}, ef_construction {graph[1]}), so dense search misses "
