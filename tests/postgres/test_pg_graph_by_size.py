@@ -235,3 +235,26 @@ def test_threads_searching_at_once_warn_once(
             for t in threads:
                 t.join()
     assert len([w for w in got if "rebuild_index" in str(w.message)]) == 1
+
+
+def test_a_store_object_given_the_stores_graph_keeps_it_at_its_builds(
+    pg_database: PgDatabase,
+) -> None:
+    """Opening a store that chooses by size with its own pair is allowed; a
+    bulk load through that object then built the larger graph, and the same
+    code's next open, with the same pair, was refused as differing."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:  # made without a graph: chosen by size
+        s.add(make_chunks("seed", 5))
+    pinned = {"hnsw_m": 16, "hnsw_ef_construction": 64}
+    with _bulk(dsn, LARGE, **pinned) as s:
+        assert s.hnsw_graph() == (16, 64)
+        assert s.rebuild_index(memory="64MB") is True
+        assert s.hnsw_graph() == (16, 64)
+        _analyze(dsn)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no advice to change the graph it was given
+            s.search("paragraph 7 of a", k=3)
+    assert _index_options(dsn) == ["m=16", "ef_construction=64"]
+    with PostgresStore(dsn, CountingEmbedder(), **pinned) as s:
+        assert s.stats()["chunks"] == LARGE + 5

@@ -214,8 +214,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     changes them). A store given neither chooses by its size: pgvector's 16
     and 64, and ``m`` 32, ``ef_construction`` 200 when a one-pass build
     (:meth:`deferred_index`, :meth:`build_index`, :meth:`rebuild_index`)
-    finds 300,000 chunks or more; a store that outgrew its graph by inserts
-    warns once at search. Opening checks the server's pgvector:
+    finds 300,000 chunks or more (not through an object opened with the
+    store's own pair); a store that outgrew its graph by inserts warns once
+    at search. Opening checks the server's pgvector:
     an error below 0.5 (no HNSW), a warning below 0.8 (no iterative index
     scans for filtered searches).
     """
@@ -287,6 +288,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         self._defer_index = False
         self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
         self._graph_warned = False
+        # Given a graph (the store's own, or open would have refused it), this
+        # object never changes it by size, and is not advised to.
+        self._graph_asked = hnsw_m is not None or hnsw_ef_construction is not None
         self._graph_warning = threading.Lock()  # threads that find it outgrown at once warn once
 
     # -- connection and transactions -----------------------------------------
@@ -464,7 +468,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 return False
             if self._index_exists(conn):
                 return False
-            self._fit_graph(conn)
+            if not self._graph_asked:
+                self._fit_graph(conn)
             self._create_index(conn)
             return True
 
@@ -487,7 +492,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)
-            if m is None and ef_construction is None and _graph_by_size(self._meta(conn)):
+            by_size = _graph_by_size(self._meta(conn))
+            if m is None and ef_construction is None and not self._graph_asked and by_size:
                 self._fit_graph(conn)
             meta = self._meta(conn)
             if m is not None and ef_construction is not None:
@@ -681,7 +687,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         meta = self._meta(conn)
         graph = _recorded_graph(meta, self.where)
         large = graph_for(int(rows))
-        if not _graph_by_size(meta) or graph == large or not self._index_exists(conn):
+        if self._graph_asked or not _graph_by_size(meta) or graph == large:
+            return
+        if not self._index_exists(conn):
             return
         with self._graph_warning:
             if self._graph_warned:
