@@ -84,21 +84,27 @@ def test_a_store_that_shrinks_gets_the_small_graph_at_its_next_bulk_build(
     assert _index_options(dsn) == ["m=16", "ef_construction=64"]
 
 
+def _keeps_pgvectors_graph(dsn: str, s: PostgresStore) -> None:
+    """``s``, loaded past the threshold, keeps 16 / 64 through rebuild_index()
+    and is not advised to change it."""
+    assert s.hnsw_graph() == (16, 64)
+    assert s.rebuild_index(memory="64MB") is True
+    assert s.hnsw_graph() == (16, 64)
+    _analyze(dsn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no advice to change a graph the user chose
+        s.search("paragraph 7 of a", k=3)
+    assert _index_options(dsn) == ["m=16", "ef_construction=64"]
+
+
 @pytest.mark.parametrize("graph", [{"hnsw_m": 16}, {"hnsw_m": 16, "hnsw_ef_construction": 64}])
 def test_a_store_given_a_graph_keeps_it_at_any_size(
     pg_database: PgDatabase, graph: dict[str, int]
 ) -> None:
     dsn = pg_database()
     with _bulk(dsn, LARGE + 10, **graph) as s:
-        assert s.hnsw_graph() == (16, 64)
         assert s.stats()["hnsw_graph_by_size"] is False
-        assert s.rebuild_index(memory="64MB") is True
-        assert s.hnsw_graph() == (16, 64)
-        _analyze(dsn)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # no advice to change a graph the user chose
-            s.search("paragraph 7 of a", k=3)
-    assert _index_options(dsn) == ["m=16", "ef_construction=64"]
+        _keeps_pgvectors_graph(dsn, s)
 
 
 def test_a_store_grown_by_inserts_warns_once_and_rebuild_index_fits_it(
@@ -248,13 +254,6 @@ def test_a_store_object_given_the_stores_graph_keeps_it_at_its_builds(
         s.add(make_chunks("seed", 5))
     pinned = {"hnsw_m": 16, "hnsw_ef_construction": 64}
     with _bulk(dsn, LARGE, **pinned) as s:
-        assert s.hnsw_graph() == (16, 64)
-        assert s.rebuild_index(memory="64MB") is True
-        assert s.hnsw_graph() == (16, 64)
-        _analyze(dsn)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # no advice to change the graph it was given
-            s.search("paragraph 7 of a", k=3)
-    assert _index_options(dsn) == ["m=16", "ef_construction=64"]
+        _keeps_pgvectors_graph(dsn, s)
     with PostgresStore(dsn, CountingEmbedder(), **pinned) as s:
         assert s.stats()["chunks"] == LARGE + 5
