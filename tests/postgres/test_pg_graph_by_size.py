@@ -7,8 +7,11 @@ few dozen chunks stand for 300,000."""
 from __future__ import annotations
 
 import contextlib
+import json
+import re
 import threading
 import warnings
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -119,7 +122,7 @@ def test_a_store_grown_by_inserts_warns_once_and_rebuild_index_fits_it(
         with pytest.warns(
             JwRagWarning,
             match=r"about 60 chunks .*m 16, ef_construction 64.*"
-            r"store\.rebuild_index\(\) builds m 32, ef_construction 200",
+            r"`jw rag reindex` \(or store\.rebuild_index\(\)\) builds m 32, ef_construction 200",
         ) as got:
             s.search("paragraph 7 of a", k=3)
         assert len([w for w in got if issubclass(w.category, JwRagWarning)]) == 1
@@ -201,7 +204,7 @@ def test_a_fixed_search_breadth_still_hears_that_the_graph_is_small(
         s.add(make_chunks("a", LARGE + 10))
     _analyze(dsn)
     with PostgresStore(dsn, CountingEmbedder(), ef_search=40) as s:
-        with pytest.warns(JwRagWarning, match=r"store\.rebuild_index\(\) builds m 32") as got:
+        with pytest.warns(JwRagWarning, match=r"store\.rebuild_index\(\)\) builds m 32") as got:
             s.search("paragraph 7 of a", k=3)
             s._size = (0.0, -1e9)
             s.search("paragraph 8 of a", k=3)
@@ -257,3 +260,78 @@ def test_a_store_object_given_the_stores_graph_keeps_it_at_its_builds(
         _keeps_pgvectors_graph(dsn, s)
     with PostgresStore(dsn, CountingEmbedder(), **pinned) as s:
         assert s.stats()["chunks"] == LARGE + 5
+
+
+def _jw(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    from jw_cli.app import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_jw_rag_reindex_fits_the_graph_or_builds_the_one_asked(
+    pg_database: PgDatabase, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dsn = pg_database()
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn)
+    assert (code, err) == (0, "")  # a new store: nothing to build yet
+    assert (
+        out
+        == "no index to build (no vectors yet, or wider than 2,000 dimensions); the next build uses m 16, ef_construction 64\n"
+    )
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", LARGE + 10))  # grown by inserts: still pgvector's graph
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn, "--memory", "64MB")
+    assert (code, err) == (0, "")
+    assert out.startswith("rebuilt the HNSW index: m 32, ef_construction 200 (")
+    assert _index_options(dsn) == ["m=32", "ef_construction=200"]
+    code, out, err = _jw(
+        capsys, "rag", "reindex", "--store", dsn, "--m", "24", "--ef-construction", "100", "--json"
+    )
+    assert (code, err) == (0, "")
+    answer = json.loads(out)
+    assert (answer["built"], answer["m"], answer["ef_construction"]) == (True, 24, 100)
+    assert _index_options(dsn) == ["m=24", "ef_construction=100"]
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        assert s.stats()["chunks"] == LARGE + 10 and s.stats()["hnsw_graph_by_size"] is False
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--m", "1"), "m must be None .* from 2 to 100, got 1"),
+        (("--m", "40", "--ef-construction", "64"), "at least twice"),
+        (("--memory", "lots"), "memory must be a PostgreSQL size"),
+    ],
+)
+def test_jw_rag_reindex_refuses_bad_values_in_one_line_and_keeps_the_index(
+    pg_database: PgDatabase,
+    capsys: pytest.CaptureFixture[str],
+    argv: tuple[str, ...],
+    message: str,
+) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", 10))
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn, *argv)
+    assert code == 2 and out == ""  # a bad value, as for every command
+    assert re.search(message, err) and err.count("\n") == 1
+    assert _index_options(dsn) == ["m=16", "ef_construction=64"]
+
+
+def test_jw_rag_reindex_on_a_sqlite_store_says_it_has_no_index(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from jw_rag.embed import FakeEmbedder
+    from jw_rag.store import SQLiteStore
+
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, FakeEmbedder(dim=16)) as s:
+        s.add(make_chunks("a", 3))
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", str(path))
+    assert code == 2 and out == ""
+    assert "is a SQLite store, which keeps no HNSW index to rebuild" in err
+    code, _, err = _jw(capsys, "rag", "reindex", "--store", str(tmp_path / "none.sqlite"))
+    assert code == 1 and "no store at" in err
+    assert not (tmp_path / "none.sqlite").exists()

@@ -698,8 +698,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         warnings.warn(
             f"the store at {self.where} holds about {rows:,.0f} chunks in an HNSW graph built "
             f"for fewer (m {graph[0]}, ef_construction {graph[1]}), so dense search misses "
-            f"some of the nearest chunks: store.rebuild_index() builds m {large[0]}, "
-            f"ef_construction {large[1]} for this size",
+            f"some of the nearest chunks: `jw rag reindex` (or store.rebuild_index()) builds "
+            f"m {large[0]}, ef_construction {large[1]} for this size",
             JwRagWarning,
             stacklevel=2,
         )
