@@ -4,6 +4,7 @@ every later build of its index, changed only by ``rebuild_index``."""
 from __future__ import annotations
 
 import threading
+import time
 
 import psycopg
 import pytest
@@ -154,7 +155,7 @@ def test_rebuild_index_changes_the_graph_and_keeps_every_row(pg_database: PgData
             s.rebuild_index(ef_construction="64")  # type: ignore[arg-type]
         with pytest.raises(ConfigError, match="at least twice hnsw_m .* m=60, ef_construction=100"):
             s.rebuild_index(m=60)
-        with pytest.raises(StoreError, match="cannot write"):  # the server refuses the memory
+        with pytest.raises(ConfigError, match="memory must be"):  # the server refuses it
             s.rebuild_index(m=12, memory="lots")
         assert s.hnsw_graph() == (8, 100) and _index(dsn)[1] == ["m=8", "ef_construction=100"]
     with PostgresStore(dsn, CountingEmbedder()) as s:
@@ -227,6 +228,17 @@ def test_concurrent_first_opens_agree_on_the_graph(pg_database: PgDatabase) -> N
     assert all("differs from this store's" in str(e) for e in errors)
 
 
+def _rollbacks(dsn: str) -> int:
+    """The database's count of failed transactions (every refused statement
+    of an autocommit connection is one), once closed connections reported theirs."""
+    time.sleep(1.0)
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 @pytest.mark.parametrize("reader", ["read-only transactions", "a role that may only read"])
 def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
     pg_database: PgDatabase, reader: str
@@ -248,10 +260,12 @@ def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
             conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
             read_dsn = psycopg.conninfo.make_conninfo(dsn, user=role, password="r")
     try:
+        failed = _rollbacks(dsn)
         with PostgresStore(read_dsn, CountingEmbedder()) as s:
             assert [h.chunk.id for h in s.search("paragraph 7 of old", k=5)] == before
             assert s.hnsw_graph() == (DEFAULT_HNSW_M, DEFAULT_HNSW_EF_CONSTRUCTION)
         assert _meta(dsn) == {}
+        assert _rollbacks(dsn) == failed  # it tried no write that the server refused
         with PostgresStore(dsn, CountingEmbedder()):
             pass
         assert _meta(dsn) == {"hnsw_m": "16", "hnsw_ef_construction": "64"}
@@ -260,3 +274,63 @@ def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f"DROP OWNED BY {role}")
                 conn.execute(f"DROP ROLE {role}")
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "UPDATE jw_meta SET value = 'abc' WHERE key = 'hnsw_m'",
+        "UPDATE jw_meta SET value = '500' WHERE key = 'hnsw_m'",
+        "UPDATE jw_meta SET value = '40' WHERE key = 'hnsw_m'; "
+        "DELETE FROM jw_meta WHERE key = 'hnsw_ef_construction'",
+    ],
+)
+def test_a_recorded_graph_pgvector_cannot_build_is_a_one_line_error(
+    pg_database: PgDatabase, tamper: str
+) -> None:
+    """A pair in jw_meta that is not a graph pgvector builds (edited by hand)
+    was a ValueError traceback, or was reported as the store's graph while its
+    index had another one. It is a one-line error whose fix works."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", 20))
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(tamper)
+    with pytest.raises(StoreError) as got:
+        PostgresStore(dsn, CountingEmbedder())
+    message = str(got.value)
+    assert "records an HNSW graph pgvector cannot build" in message and "\n" not in message
+    fix = "DELETE FROM jw_meta WHERE key LIKE 'hnsw%'"
+    assert f"run {fix} and open the store again" in message
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(fix)
+    with PostgresStore(dsn, CountingEmbedder()) as s:  # it records its index's graph again
+        stats = s.stats()
+        assert s.hnsw_graph() == (16, 64) == (stats["hnsw_m"], stats["hnsw_ef_construction"])
+    assert _index(dsn)[1] == ["m=16", "ef_construction=64"]
+
+
+@pytest.mark.parametrize("memory", ["abc", "1kB", 123, None])
+def test_a_bad_index_memory_is_refused_before_anything_changes(
+    pg_database: PgDatabase, memory: object
+) -> None:
+    """deferred_index() dropped the index, ran the whole bulk load, and only
+    then failed on the memory setting, leaving the store without an index; a
+    bad type was "function set_config(unknown, smallint, boolean) does not
+    exist ... check the server and retry". Each is a one-line ConfigError
+    before the index or the graph changes."""
+    dsn = pg_database()
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.add(make_chunks("a", 20))
+        before = (_meta(dsn), _index(dsn))
+        ran = False
+        with pytest.raises(ConfigError, match=r"^memory must be a PostgreSQL size such as '1GB'"):
+            with s.deferred_index(memory=memory):  # type: ignore[arg-type]
+                ran = True
+        assert not ran
+        with pytest.raises(ConfigError, match=r"^memory must be"):
+            s.rebuild_index(m=8, memory=memory)  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match=r"^memory must be"):
+            s.build_index(memory=memory)  # type: ignore[arg-type]
+        assert (_meta(dsn), _index(dsn)) == before
+        assert s.has_index()

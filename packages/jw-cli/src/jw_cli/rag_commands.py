@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 import warnings
 from pathlib import Path
 from typing import Annotated, Any
@@ -285,3 +286,60 @@ def diff(
     columns = {name: [chunk_document(doc, chunker=name) for doc in docs] for name in names}
     html.write_text(render_chunk_diff(docs, columns, source=source), encoding="utf-8")
     typer.echo(f"wrote {html}")
+
+
+@rag_app.command()
+def reindex(
+    ctx: typer.Context,
+    m: Annotated[
+        int | None,
+        typer.Option("--m", help="Links per node of the HNSW graph (2-100; default: the store's)."),
+    ] = None,
+    ef_construction: Annotated[
+        int | None,
+        typer.Option(
+            "--ef-construction",
+            help="Candidate list while building (4-1000, at least 2 x m; default: the store's).",
+        ),
+    ] = None,
+    memory: Annotated[
+        str | None,
+        typer.Option(
+            "--memory", help="maintenance_work_mem for the build, e.g. 3GB (default 1GB)."
+        ),
+    ] = None,
+    store: StoreOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rebuild a PostgreSQL store's HNSW index: the graph for its size, or --m / --ef-construction.
+
+    Searches go on meanwhile; writes wait. Example: jw rag reindex --store postgresql://db/library
+    """
+    location = global_options(ctx).store_for(store)
+    with opened_store(location, existing=True) as st:
+        rebuild = getattr(st, "rebuild_index", None)
+        if rebuild is None:
+            raise ConfigError(
+                f"{location} is a SQLite store, which keeps no HNSW index to rebuild: "
+                "reindex is for postgresql:// stores"
+            )
+        options: dict[str, Any] = {"m": m, "ef_construction": ef_construction}
+        if memory is not None:
+            options["memory"] = memory
+        started = time.perf_counter()
+        built = rebuild(**options)
+        seconds = time.perf_counter() - started
+        graph = st.hnsw_graph()  # type: ignore[attr-defined]
+    if as_json:
+        _print_json(
+            {"built": built, "m": graph[0], "ef_construction": graph[1], "seconds": seconds}
+        )
+    elif built:
+        typer.echo(
+            f"rebuilt the HNSW index: m {graph[0]}, ef_construction {graph[1]} ({seconds:.1f} s)"
+        )
+    else:
+        typer.echo(
+            f"no index to build (no vectors yet, or wider than 2,000 dimensions); the next "
+            f"build uses m {graph[0]}, ef_construction {graph[1]}"
+        )

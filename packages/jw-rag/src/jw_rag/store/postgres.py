@@ -13,7 +13,9 @@ sources ingest in parallel from any number of processes.
 
 from __future__ import annotations
 
+import threading
 import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC
@@ -22,11 +24,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from jw_rag.errors import ConfigError, MissingDependencyError, StoreError
+from jw_rag.errors import ConfigError, JwRagWarning, MissingDependencyError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._filters import SqlFilter
-from jw_rag.store._pg_breadth import EF_SEARCH_MAX, auto_breadth, pgvector_features
+from jw_rag.store._pg_breadth import (
+    DEFAULT_GRAPH,
+    EF_SEARCH_MAX,
+    LARGE_GRAPH_FROM,
+    auto_breadth,
+    graph_for,
+    pgvector_features,
+)
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
 from jw_rag.store._rows import ChunkRow, dump_metadata, unit_kinds
@@ -64,9 +73,10 @@ HNSW_MAX_DIM = 2000
 DEFAULT_INDEX_MEMORY = "1GB"
 #: The HNSW graph a new store builds: pgvector's own defaults (links per node
 #: ``m``, candidate list while building ``ef_construction``). A store records
-#: the pair it was built with and rebuilds its index with that pair.
-DEFAULT_HNSW_M = 16
-DEFAULT_HNSW_EF_CONSTRUCTION = 64
+#: the pair it was built with and rebuilds its index with that pair; one
+#: that was not given a pair moves to a larger graph when it is built in one
+#: pass at a large size (:func:`~jw_rag.store._pg_breadth.graph_for`).
+DEFAULT_HNSW_M, DEFAULT_HNSW_EF_CONSTRUCTION = DEFAULT_GRAPH
 #: pgvector's bounds: ``m`` 2..100, ``ef_construction`` 4..1000 and at least ``2 * m``.
 _M_RANGE = (2, 100)
 _EFC_RANGE = (4, 1000)
@@ -141,6 +151,35 @@ def _graph_meta(conn: psycopg.Connection) -> dict[str, str]:
     )
 
 
+def _graph_by_size(meta: Mapping[str, str]) -> bool:
+    """Whether the store chooses its graph by its size (it was given none):
+    recorded as ``hnsw_graph`` = ``size``; a store recorded before that key
+    chooses when it holds pgvector's default pair."""
+    chosen = meta.get("hnsw_graph")
+    if chosen is not None:
+        return chosen == "size"
+    pair = (meta.get("hnsw_m"), meta.get("hnsw_ef_construction"))
+    return pair in ((None, None), tuple(map(str, DEFAULT_GRAPH)))
+
+
+def _recorded_graph(meta: Mapping[str, str], where: str) -> tuple[int, int]:
+    """The store's recorded ``(m, ef_construction)`` (pgvector's defaults
+    where none is recorded); a one-line ``StoreError`` for a pair that
+    pgvector cannot build (``jw_meta`` edited by hand)."""
+    m = meta.get("hnsw_m", str(DEFAULT_HNSW_M))
+    efc = meta.get("hnsw_ef_construction", str(DEFAULT_HNSW_EF_CONSTRUCTION))
+    try:
+        graph = int(m), int(efc)
+        _check_graph(*graph)
+    except (ValueError, ConfigError):
+        raise StoreError(
+            f"the store at {where} records an HNSW graph pgvector cannot build (hnsw_m {m!r}, "
+            f"hnsw_ef_construction {efc!r} in jw_meta): run DELETE FROM jw_meta WHERE key "
+            "LIKE 'hnsw%' and open the store again to record its index's own"
+        ) from None
+    return graph
+
+
 def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     """The (m, ef_construction) of the existing HNSW index (pgvector's
     defaults where its options do not say), or ``None`` without an index."""
@@ -169,10 +208,15 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     against exact search near 0.95 up to 100,000 chunks in
     ``benchmarks/store_scale.py`` (at a million, pgvector's default graph
     found 0.88 at the widest breadth). ``hnsw_m`` and ``hnsw_ef_construction``
-    set the HNSW graph of a new store (default pgvector's 16 and 64); the
-    store records them, and every later build of its index uses the recorded
-    pair (``None`` = the store's own; another value than the store's is an
-    error: :meth:`rebuild_index` changes them). Opening checks the server's pgvector:
+    set the HNSW graph of a new store; the store records them, and every
+    later build of its index uses the recorded pair (``None`` = the store's
+    own; another value than the store's is an error: :meth:`rebuild_index`
+    changes them). A store given neither chooses by its size: pgvector's 16
+    and 64, and ``m`` 32, ``ef_construction`` 200 when a one-pass build
+    (:meth:`deferred_index`, :meth:`build_index`, :meth:`rebuild_index`)
+    finds 300,000 chunks or more (not through an object opened with the
+    store's own pair); a store that outgrew its graph by inserts warns once
+    at search. Opening checks the server's pgvector:
     an error below 0.5 (no HNSW), a warning below 0.8 (no iterative index
     scans for filtered searches).
     """
@@ -207,7 +251,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 prepare(conn, self.where)
-                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction)
+                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
                 versions = conn.execute(
                     "SELECT e.extversion, a.default_version FROM pg_extension e "
                     "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
@@ -243,6 +287,11 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         )
         self._defer_index = False
         self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
+        self._graph_warned = False
+        # Given a graph (the store's own, or open would have refused it), this
+        # object never changes it by size, and is not advised to.
+        self._graph_asked = hnsw_m is not None or hnsw_ef_construction is not None
+        self._graph_warning = threading.Lock()  # threads that find it outgrown at once warn once
 
     # -- connection and transactions -----------------------------------------
 
@@ -287,12 +336,16 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     # -- the HNSW graph's parameters -------------------------------------------
 
     @staticmethod
-    def _record_graph(conn: psycopg.Connection, m: int | None, efc: int | None) -> tuple[int, int]:
+    def _record_graph(
+        conn: psycopg.Connection, m: int | None, efc: int | None, where: str
+    ) -> tuple[int, int]:
         """The store's (m, ef_construction), recorded on first open: an
         existing index's own (a store made before they were recorded), else
-        the asked ones, else pgvector's defaults. Concurrent openers agree
-        (the first insert wins). A reader that may not write (a hot standby, a
-        role that may only read) records nothing: the first writer will."""
+        the asked ones, else pgvector's defaults, and whether the store
+        chooses its graph by size (neither was asked and no index says
+        otherwise). Concurrent openers agree (the first insert wins). A reader
+        that may not write (a hot standby, a role that may only read) records
+        nothing: the first writer will."""
         meta = _graph_meta(conn)
         if len(meta) < 2:
             graph = _index_graph(conn) or (
@@ -300,32 +353,51 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 efc if efc is not None else DEFAULT_HNSW_EF_CONSTRUCTION,
             )
             _check_graph(*graph)  # an asked m with the default ef_construction may break the rule
+            by_size = m is None and efc is None and graph == DEFAULT_GRAPH
+            may_write = conn.execute(
+                "SELECT current_setting('transaction_read_only') = 'off' "
+                "AND has_table_privilege('jw_meta', 'INSERT')"
+            ).fetchone()
+            if not (may_write and may_write[0]):  # a reader asks nothing the server refuses
+                return graph
             try:
                 conn.execute(
                     "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
-                    "('hnsw_ef_construction', %s) ON CONFLICT (key) DO NOTHING",
-                    (str(graph[0]), str(graph[1])),
+                    "('hnsw_ef_construction', %s), ('hnsw_graph', %s) "
+                    "ON CONFLICT (key) DO NOTHING",
+                    (str(graph[0]), str(graph[1]), "size" if by_size else "asked"),
                 )
             except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.InsufficientPrivilege):
                 return graph
             meta = _graph_meta(conn)
-        return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
+        return _recorded_graph(meta, where)
+
+    def _fit_graph(self, conn: psycopg.Connection) -> None:
+        """Record the graph for the store's size (:func:`graph_for`) if the
+        store chooses its own; the count stops at ``LARGE_GRAPH_FROM``."""
+        if not _graph_by_size(self._meta(conn)):
+            return
+        row = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM jw_chunks WHERE embedding IS NOT NULL "
+            f"LIMIT {LARGE_GRAPH_FROM}) s"
+        ).fetchone()
+        m, efc = graph_for(int(row[0]) if row else 0)
+        conn.execute(
+            "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
+            "('hnsw_ef_construction', %s), ('hnsw_graph', 'size') "
+            "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            (str(m), str(efc)),
+        )
 
     def _create_index(self, conn: psycopg.Connection, name: str = "jw_chunks_hnsw") -> None:
         """Build the HNSW index ``name`` with the store's recorded graph."""
-        meta = self._meta(conn)
-        m = int(meta.get("hnsw_m", DEFAULT_HNSW_M))
-        efc = int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
+        m, efc = _recorded_graph(self._meta(conn), self.where)
         conn.execute(_CREATE_HNSW.format(name=name, m=m, efc=efc))
 
     def hnsw_graph(self) -> tuple[int, int]:
         """The store's HNSW ``(m, ef_construction)``, as recorded."""
         with self._conn() as conn:
-            meta = self._meta(conn)
-        return (
-            int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
-            int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)),
-        )
+            return _recorded_graph(self._meta(conn), self.where)
 
     # -- the vector column ----------------------------------------------------
 
@@ -369,18 +441,35 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         with self._conn() as conn:
             return self._index_exists(conn)
 
+    def _index_memory(self, conn: psycopg.Connection, memory: str) -> None:
+        """Give this transaction ``memory`` of ``maintenance_work_mem``, or a
+        one-line ``ConfigError`` for a value PostgreSQL does not take (raised
+        before the index or the graph changes: the transaction is rolled back)."""
+        if isinstance(memory, str):
+            try:
+                conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+                return
+            except psycopg.errors.InvalidParameterValue:
+                pass
+        raise ConfigError(
+            f"memory must be a PostgreSQL size such as '1GB' or '512MB' (1MB or more, for "
+            f"maintenance_work_mem), got {memory!r}"
+        )
+
     def build_index(self, *, memory: str = DEFAULT_INDEX_MEMORY) -> bool:
         """Build the HNSW index if it is missing, in one pass over the stored
         vectors with ``memory`` of ``maintenance_work_mem``; returns whether it
         built one. Writes wait while it builds; searches do not."""
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            self._index_memory(conn, memory)
             dim = self._meta(conn).get("dim")
             if dim is None or int(dim) > HNSW_MAX_DIM:
                 return False
             if self._index_exists(conn):
                 return False
-            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
+            if not self._graph_asked:
+                self._fit_graph(conn)
             self._create_index(conn)
             return True
 
@@ -396,27 +485,34 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         beside the old one, which serves searches until the new one replaces
         it at commit (an error keeps the old index and parameters). Writes
         wait while it builds. Returns whether an index was built (not without
-        vectors, or for vectors wider than pgvector indexes)."""
+        vectors, or for vectors wider than pgvector indexes). Without ``m``
+        and ``ef_construction``, a store that chooses its graph by size gets
+        the graph for its size now; a store given either keeps it from then on."""
         _check_graph(m, ef_construction, ("m", "ef_construction"))
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            self._index_memory(conn, memory)
+            by_size = _graph_by_size(self._meta(conn))
+            if m is None and ef_construction is None and not self._graph_asked and by_size:
+                self._fit_graph(conn)
             meta = self._meta(conn)
-            new_m = m if m is not None else int(meta.get("hnsw_m", DEFAULT_HNSW_M))
-            new_efc = (
-                ef_construction
-                if ef_construction is not None
-                else int(meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION))
-            )
+            if m is not None and ef_construction is not None:
+                new_m, new_efc = m, ef_construction  # a new pair: the recorded one may be garbled
+            else:
+                own_m, own_efc = _recorded_graph(meta, self.where)
+                new_m = m if m is not None else own_m
+                new_efc = ef_construction if ef_construction is not None else own_efc
             _check_graph(new_m, new_efc)
+            asked = m is not None or ef_construction is not None or not _graph_by_size(meta)
             conn.execute(
                 "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
-                "('hnsw_ef_construction', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                (str(new_m), str(new_efc)),
+                "('hnsw_ef_construction', %s), ('hnsw_graph', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (str(new_m), str(new_efc), "asked" if asked else "size"),
             )
             dim = meta.get("dim")
             if dim is None or int(dim) > HNSW_MAX_DIM:
                 return False
-            conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", (memory,))
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw_new")
             self._create_index(conn, "jw_chunks_hnsw_new")
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
@@ -431,6 +527,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         meanwhile every process's dense search is exact, so still right."""
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
+            self._index_memory(conn, memory)  # a bad one stops here, not after the load
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
         self._defer_index = True
         try:
@@ -578,12 +675,40 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         ).fetchone()
         rows = float(row[0]) if row and row[0] is not None else 0.0
         self._size = (rows, now)
+        if rows >= LARGE_GRAPH_FROM and not self._graph_warned:
+            self._warn_small_graph(conn, rows)
         return rows
 
+    def _warn_small_graph(self, conn: psycopg.Connection, rows: float) -> None:
+        """Warn once per store object when a store that chooses its graph by
+        size has outgrown the index it has (it grew by inserts, not a bulk
+        load); not without an index (vectors too wide for one, or a bulk load
+        that will build the graph for its size)."""
+        meta = self._meta(conn)
+        graph = _recorded_graph(meta, self.where)
+        large = graph_for(int(rows))
+        if self._graph_asked or not _graph_by_size(meta) or graph == large:
+            return
+        if not self._index_exists(conn):
+            return
+        with self._graph_warning:
+            if self._graph_warned:
+                return
+            self._graph_warned = True
+        warnings.warn(
+            f"the store at {self.where} holds about {rows:,.0f} chunks in an HNSW graph built "
+            f"for fewer (m {graph[0]}, ef_construction {graph[1]}), so dense search misses "
+            f"some of the nearest chunks: `jw rag reindex` (or store.rebuild_index()) builds "
+            f"m {large[0]}, ef_construction {large[1]} for this size",
+            JwRagWarning,
+            stacklevel=2,
+        )
+
     def _breadth(self, conn: psycopg.Connection, k: int) -> int:
+        rows = self._table_rows(conn)  # measured even at a fixed breadth: it warns of a small graph
         if self.ef_search is not None:
             return max(self.ef_search, min(k, EF_SEARCH_MAX))
-        return auto_breadth(self._table_rows(conn), k)
+        return auto_breadth(rows, k)
 
     def _dense(
         self, conn: psycopg.Connection, query_vector: Vectors, k: int, f: SqlFilter
@@ -658,15 +783,15 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             " + pg_total_relation_size('jw_parents')"
         ).fetchone()
         meta = self._meta(conn)
+        graph = _recorded_graph(meta, self.where)
         return {
             "path": self.where,
             "size_bytes": int(size[0]) if size else 0,
             "schema_version": SCHEMA_VERSION,
             "hnsw_index": self._index_exists(conn),
-            "hnsw_m": int(meta.get("hnsw_m", DEFAULT_HNSW_M)),
-            "hnsw_ef_construction": int(
-                meta.get("hnsw_ef_construction", DEFAULT_HNSW_EF_CONSTRUCTION)
-            ),
+            "hnsw_m": graph[0],
+            "hnsw_ef_construction": graph[1],
+            "hnsw_graph_by_size": _graph_by_size(meta),
         }
 
     def _counts(self, conn: psycopg.Connection) -> Counts:
