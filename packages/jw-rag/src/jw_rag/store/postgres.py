@@ -26,6 +26,7 @@ from jw_rag.errors import ConfigError, MissingDependencyError, StoreError
 from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._filters import SqlFilter
+from jw_rag.store._meta import checked_meta
 from jw_rag.store._pg_breadth import EF_SEARCH_MAX, auto_breadth, pgvector_features
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
@@ -132,12 +133,19 @@ def _check_graph(
         )
 
 
-def _graph_meta(conn: psycopg.Connection) -> dict[str, str]:
+def _checked(rows: Any, where: str) -> dict[str, str]:
+    """Rows of ``jw_meta`` as a dict, each number checked (:func:`checked_meta`)."""
+    graph = {"hnsw_m": _M_RANGE, "hnsw_ef_construction": _EFC_RANGE}
+    return checked_meta(rows, "jw_meta", where, numbers=graph, pairs=(tuple(graph),))  # type: ignore[arg-type]
+
+
+def _graph_meta(conn: psycopg.Connection, where: str) -> dict[str, str]:
     """The HNSW graph parameters recorded in the store's metadata (none, or both)."""
-    return dict(
+    return _checked(
         conn.execute(
             "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
-        ).fetchall()
+        ).fetchall(),
+        where,
     )
 
 
@@ -207,7 +215,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 prepare(conn, self.where)
-                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction)
+                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
                 versions = conn.execute(
                     "SELECT e.extversion, a.default_version FROM pg_extension e "
                     "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
@@ -272,7 +280,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         return self._conn(write=True)
 
     def _meta(self, conn: psycopg.Connection) -> dict[str, str]:
-        return dict(conn.execute("SELECT key, value FROM jw_meta").fetchall())
+        return _checked(conn.execute("SELECT key, value FROM jw_meta").fetchall(), self.where)
 
     def _add_meta(self, conn: psycopg.Connection, key: str, value: str) -> None:
         conn.execute(
@@ -287,13 +295,15 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     # -- the HNSW graph's parameters -------------------------------------------
 
     @staticmethod
-    def _record_graph(conn: psycopg.Connection, m: int | None, efc: int | None) -> tuple[int, int]:
+    def _record_graph(
+        conn: psycopg.Connection, m: int | None, efc: int | None, where: str
+    ) -> tuple[int, int]:
         """The store's (m, ef_construction), recorded on first open: an
         existing index's own (a store made before they were recorded), else
         the asked ones, else pgvector's defaults. Concurrent openers agree
         (the first insert wins). A reader that may not write (a hot standby, a
         role that may only read) records nothing: the first writer will."""
-        meta = _graph_meta(conn)
+        meta = _graph_meta(conn, where)
         if len(meta) < 2:
             graph = _index_graph(conn) or (
                 m if m is not None else DEFAULT_HNSW_M,
@@ -308,7 +318,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 )
             except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.InsufficientPrivilege):
                 return graph
-            meta = _graph_meta(conn)
+            meta = _graph_meta(conn, where)
         return int(meta["hnsw_m"]), int(meta["hnsw_ef_construction"])
 
     def _create_index(self, conn: psycopg.Connection, name: str = "jw_chunks_hnsw") -> None:
