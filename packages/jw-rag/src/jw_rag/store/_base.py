@@ -34,7 +34,9 @@ from jw_rag.store._rows import (
     EXTRA_UNIT_KEY,
     UNIT_META_PREFIX,
     ChunkRow,
+    check_id,
     check_source_metadata,
+    check_text,
     check_unique,
     dump_metadata,
     unit_kinds,
@@ -210,6 +212,8 @@ def _check_search(query: Any, k: Any, mode: Any) -> None:
         raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
     if not isinstance(query, str):
         raise ConfigError(f"query must be a string, got {type(query).__name__}")
+    if not query.isascii():
+        check_text(query, "the query")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_SEARCH_K}, got {k!r}")
 
@@ -218,6 +222,8 @@ def _check_ids(ids: Any) -> list[str]:
     wanted = None if isinstance(ids, str | bytes) else list(ids)
     if wanted is None or not all(isinstance(i, str) for i in wanted):
         raise ConfigError("ids must be a sequence of chunk id strings, e.g. ['book:0', 'book:1']")
+    for i in wanted:
+        check_id(i, "chunk id")
     return wanted
 
 
@@ -578,6 +584,7 @@ class StoreCore(ABC, Generic[ConnT]):
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and
         parents; returns the number of chunks (window units not counted)."""
+        check_id(source_id, "source id")
         try:
             with self._writing() as conn:
                 known = self._source_row(conn, source_id) is not None
@@ -633,6 +640,7 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def get_source(self, source_id: str) -> dict[str, Any] | None:
         """What the store knows about a source, or ``None``."""
+        check_id(source_id, "source id")
         with self._reading() as conn:
             row = self._source_row(conn, source_id)
         return None if row is None else {"source_id": source_id, **row._asdict()}
