@@ -5,12 +5,15 @@ and its refusal used to read as a server failure ("check the server")."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jw_rag.errors import ConfigError, StoreError
+from jw_rag.errors import ConfigError, IngestError, StoreError
+from jw_rag.ingest import ingest_text
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve, unknown_sources
 from jw_rag.store import Store
@@ -88,3 +91,14 @@ def test_a_query_that_is_not_text_is_one_line_asking_for_utf8(store: Store, mode
     with pytest.raises(ConfigError, match=r"^the query .* pass it as UTF-8 text$"):
         store.search("lamps \udcff", mode=mode)  # type: ignore[arg-type]
     assert len(store.search("lamps \x00 oil é", mode=mode, k=2)) == 2  # type: ignore[arg-type]
+
+
+def test_a_file_whose_path_is_not_utf8_is_refused_alike_by_every_backend(
+    store: Store, tmp_path: Path
+) -> None:
+    raw = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.txt"))
+    raw.write_text("Lamps and oil.\n\nMore lamps.\n", encoding="utf-8")
+    for source_id in (None, "cafe"):
+        with pytest.raises(IngestError, match=r"the path is not UTF-8, .*: rename the file"):
+            ingest_text(store, raw, source_id=source_id)
+    assert store.stats()["sources"] == 0
