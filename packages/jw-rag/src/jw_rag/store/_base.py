@@ -13,6 +13,7 @@ the memory of one batch, and an exception leaves the store as it was.
 
 from __future__ import annotations
 
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -25,7 +26,7 @@ import numpy.typing as npt
 
 from jw_rag.defaults import SEARCH_MODES
 from jw_rag.embed.protocol import embed_queries
-from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError
+from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
@@ -368,6 +369,10 @@ class StoreCore(ABC, Generic[ConnT]):
     def _source_row(self, conn: ConnT, source_id: str) -> SourceRow | None: ...
 
     @abstractmethod
+    def _source_ids(self, conn: ConnT, ids: list[str] | None) -> list[str]:
+        """The stored source ids among ``ids`` (``None``: every stored source id)."""
+
+    @abstractmethod
     def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter: ...
 
     @abstractmethod
@@ -583,10 +588,13 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and
-        parents; returns the number of chunks (window units not counted)."""
+        parents; returns the number of chunks (window units not counted).
+        ``source_id`` names a stored id equal to it under Unicode NFC, as in
+        :meth:`matching_sources` (refused when it names several)."""
         check_id(source_id, "source id")
         try:
             with self._writing() as conn:
+                source_id = self._one_source(conn, source_id)
                 known = self._source_row(conn, source_id) is not None
                 n = self._delete_source_rows(conn, source_id)
                 if not known and not n:
@@ -645,6 +653,55 @@ class StoreCore(ABC, Generic[ConnT]):
             row = self._source_row(conn, source_id)
         return None if row is None else {"source_id": source_id, **row._asdict()}
 
+    def matching_sources(self, source_id: str) -> list[str]:
+        """The stored source ids ``source_id`` names: itself when it is stored
+        as given, else every stored id equal to it under Unicode NFC (ids are
+        stored as given, so ``café`` typed in NFC names a source whose id came
+        in NFD from a macOS file name, and the reverse); ``[]`` when none.
+        Search filters and :meth:`delete_source` read ``source_id`` this way."""
+        check_id(source_id, "source id")
+        with self._reading() as conn:
+            return self._matching(conn, source_id)
+
+    def _matching(self, conn: ConnT, source_id: str) -> list[str]:
+        if self._source_ids(conn, [source_id]):
+            return [source_id]
+        if source_id.isascii():  # no other form of it exists
+            return []
+        wanted = unicodedata.normalize("NFC", source_id)
+        forms = sorted({wanted, unicodedata.normalize("NFD", wanted)} - {source_id})
+        found = self._source_ids(conn, forms)
+        if not found:  # stored in a form mixing both (rare): look at every non-ASCII id
+            found = [
+                s
+                for s in self._source_ids(conn, None)
+                if not s.isascii() and unicodedata.normalize("NFC", s) == wanted
+            ]
+        return sorted(set(found))
+
+    def _one_source(self, conn: ConnT, source_id: str) -> str:
+        """The one stored id ``source_id`` names (itself when none is)."""
+        found = self._matching(conn, source_id)
+        if len(found) > 1:
+            listed = ", ".join(ascii(f) for f in found[:5])
+            raise ConfigError(
+                f"source {shown_value(source_id)} names {len(found)} stored ids that differ only "
+                f"in Unicode form ({listed}): give the exact id, as `jw rag stats --json` or "
+                "list_sources shows it"
+            )
+        return found[0] if found else source_id
+
+    def _named_sources(self, filters: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """``filters`` with each ``source_id`` value widened to the stored ids
+        it names (:meth:`matching_sources`); unchanged without one."""
+        wanted = (filters or {}).get("source_id")
+        if wanted is None:
+            return filters
+        ids = [wanted] if isinstance(wanted, str) else list(wanted)
+        with self._reading() as conn:
+            named = [m for i in ids for m in (self._matching(conn, i) or [i])]
+        return {**(filters or {}), "source_id": list(dict.fromkeys(named))}
+
     # -- search -------------------------------------------------------------
 
     def search(
@@ -659,9 +716,11 @@ class StoreCore(ABC, Generic[ConnT]):
         better) or ``hybrid`` (reciprocal rank fusion of both, see
         :mod:`jw_rag.store._fusion`)."""
         _check_search(query, k, mode)
-        f = self._filter(filters)
+        f = self._filter(filters)  # checked before any id is looked up
         if k == 0 or f.empty:
             return []
+        if (filters or {}).get("source_id") is not None:
+            f = self._filter(self._named_sources(filters))
         qv = None if mode == "bm25" else self._query_vector(query)
         with self._reading() as conn:
             ranked = self._rank(conn, query, qv, k, mode, f)

@@ -562,6 +562,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         ).fetchall()
         return {cid: np.asarray(values, dtype=np.float32) for cid, values in rows}
 
+    def _source_ids(self, conn: psycopg.Connection, ids: list[str] | None) -> list[str]:
+        if ids is None:
+            return [r[0] for r in conn.execute("SELECT source_id FROM jw_sources")]
+        sql = "SELECT source_id FROM jw_sources WHERE source_id = ANY(%s)"
+        return [r[0] for r in conn.execute(sql, (ids,))] if ids else []
+
     def _source_row(self, conn: psycopg.Connection, source_id: str) -> SourceRow | None:
         row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()
         if row is None:

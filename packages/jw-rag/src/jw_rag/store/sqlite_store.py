@@ -388,6 +388,13 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         ).fetchall()
         return {cid: np.frombuffer(blob, dtype=np.float32).copy() for cid, blob in rows}
 
+    def _source_ids(self, conn: sqlite3.Connection, ids: list[str] | None) -> list[str]:
+        if ids is None:
+            return [r[0] for r in conn.execute("SELECT source_id FROM sources")]
+        marks = ", ".join("?" * len(ids))
+        sql = f"SELECT source_id FROM sources WHERE source_id IN ({marks})"
+        return [r[0] for r in conn.execute(sql, ids)] if ids else []
+
     def _source_row(self, conn: sqlite3.Connection, source_id: str) -> SourceRow | None:
         row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()
         return None if row is None else SourceRow(row[0], json.loads(row[1]), row[2], row[3])
