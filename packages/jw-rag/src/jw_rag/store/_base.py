@@ -664,20 +664,27 @@ class StoreCore(ABC, Generic[ConnT]):
             return self._matching(conn, source_id)
 
     def _matching(self, conn: ConnT, source_id: str) -> list[str]:
-        if self._source_ids(conn, [source_id]):
-            return [source_id]
-        if source_id.isascii():  # no other form of it exists
-            return []
-        wanted = unicodedata.normalize("NFC", source_id)
-        forms = sorted({wanted, unicodedata.normalize("NFD", wanted)} - {source_id})
-        found = self._source_ids(conn, forms)
-        if not found:  # stored in a form mixing both (rare): look at every non-ASCII id
-            found = [
-                s
-                for s in self._source_ids(conn, None)
-                if not s.isascii() and unicodedata.normalize("NFC", s) == wanted
-            ]
-        return sorted(set(found))
+        return self._matches(conn, [source_id])[source_id]
+
+    def _matches(self, conn: ConnT, ids: list[str]) -> dict[str, list[str]]:
+        """:meth:`matching_sources` of each of ``ids``, with one lookup of the
+        ids, one of their NFC and NFD forms, and (only when some non-ASCII id
+        is still unmatched: a form mixing both) one pass over the stored ids."""
+        stored = set(self._source_ids(conn, list(dict.fromkeys(ids))))
+        found: dict[str, list[str]] = {i: [i] for i in ids if i in stored}
+        rest = [i for i in dict.fromkeys(ids) if i not in stored and not i.isascii()]
+        if rest:
+            wanted = {i: unicodedata.normalize("NFC", i) for i in rest}
+            forms = {f for w in wanted.values() for f in (w, unicodedata.normalize("NFD", w))}
+            by_form: dict[str, set[str]] = {}
+            for s in self._source_ids(conn, sorted(forms)):
+                by_form.setdefault(unicodedata.normalize("NFC", s), set()).add(s)
+            if any(w not in by_form for w in wanted.values()):
+                for s in self._source_ids(conn, None):
+                    if not s.isascii():
+                        by_form.setdefault(unicodedata.normalize("NFC", s), set()).add(s)
+            found |= {i: sorted(by_form.get(wanted[i], ())) for i in rest}
+        return {i: found.get(i, []) for i in ids}
 
     def _one_source(self, conn: ConnT, source_id: str) -> str:
         """The one stored id ``source_id`` names (itself when none is)."""
@@ -699,7 +706,8 @@ class StoreCore(ABC, Generic[ConnT]):
             return filters
         ids = [wanted] if isinstance(wanted, str) else list(wanted)
         with self._reading() as conn:
-            named = [m for i in ids for m in (self._matching(conn, i) or [i])]
+            found = self._matches(conn, ids)
+        named = [m for i in ids for m in (found[i] or [i])]
         return {**(filters or {}), "source_id": list(dict.fromkeys(named))}
 
     # -- search -------------------------------------------------------------
