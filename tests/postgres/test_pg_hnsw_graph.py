@@ -281,6 +281,7 @@ def test_a_reader_opens_a_store_made_before_the_graph_was_recorded(
     [
         "UPDATE jw_meta SET value = 'abc' WHERE key = 'hnsw_m'",
         "UPDATE jw_meta SET value = '500' WHERE key = 'hnsw_m'",
+        "UPDATE jw_meta SET value = '' WHERE key = 'hnsw_ef_construction'",
         "UPDATE jw_meta SET value = '40' WHERE key = 'hnsw_m'; "
         "DELETE FROM jw_meta WHERE key = 'hnsw_ef_construction'",
     ],

@@ -28,7 +28,7 @@ from jw_cli.eval_commands import eval_app
 from jw_cli.help_text import tidy
 from jw_cli.options import CHUNKER_HELP, EMBEDDER_HELP, STORE_HELP, GlobalOptions, check_chunker
 from jw_cli.rag_commands import rag_app
-from jw_rag.errors import error_line
+from jw_rag.errors import capped_line, error_line
 from jw_rag.renames import RenamedWarning
 
 __all__ = ["app", "main"]
@@ -96,7 +96,7 @@ def _fail(message: object, code: int) -> int:
 
 def _warn(message: object, *_: object, **__: object) -> None:
     """A warning from the library (a cache left out, a file moved aside) as one line."""
-    typer.echo(f"warning: {' '.join(str(message).split())}", err=True)
+    typer.echo(f"warning: {capped_line(' '.join(str(message).split()))}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +124,8 @@ def _run(argv: list[str] | None) -> int:
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
     except typer.TyperException as exc:  # usage errors (exit 2), shown the way Typer does
+        if isinstance(getattr(exc, "message", None), str):  # an unknown --option of 1 MB
+            exc.message = capped_line(exc.message)
         show = getattr(exc, "show", None)
         if callable(show):
             show()

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from jw_cli.options import choices_metavar, global_options
+from jw_cli.options import choices_metavar, global_options, text_only
 from jw_cli.progress import stderr_progress
 from jw_eval.bench.variants import DEFAULT_PEERS
 from jw_eval.shapes import SHAPES
@@ -49,7 +49,10 @@ _Format = Annotated[
 ]
 _Language = Annotated[
     str | None,
-    typer.Option(help="Only questions in this language (Chroma layout: its language)."),
+    typer.Option(
+        help="Only questions in this language (Chroma layout: its language).",
+        callback=text_only("language"),
+    ),
 ]
 _Limit = Annotated[int | None, typer.Option(help="First N questions in file order.")]
 _PerLanguage = Annotated[

@@ -29,6 +29,7 @@ from jw_cli.options import (
     StoreOpt,
     global_options,
     opened_store,
+    text_only,
 )
 from jw_cli.progress import stderr_progress
 from jw_rag.ingest import (
@@ -119,6 +120,7 @@ SourceIdOpt = Annotated[
     typer.Option(
         "--source-id",
         metavar="ID",
+        callback=text_only("id"),
         help="Id for this one source (default: the file stem; in a folder, the folder name "
         "and the path inside it; an EPUB's chapters get it as a prefix).",
     ),

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 from jw_rag.config import default_store, existing_store
 from jw_rag.embed import available_embedders, get_embedder
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES
 from jw_rag.store import Store, open_store
 
@@ -35,6 +35,7 @@ __all__ = [
     "choices_metavar",
     "global_options",
     "opened_store",
+    "text_only",
 ]
 
 STORE_HELP = (
@@ -66,11 +67,49 @@ StoreOpt = Annotated[
     str | None,
     typer.Option("--store", metavar="PATH|DSN", help="Overrides jw --store. " + STORE_HELP),
 ]
+
+
+def text_only(noun: str) -> Any:
+    """The callback of an option or argument that must be text (an id, a
+    query, a language), named ``noun`` in its error: bytes that are not UTF-8
+    on the command line (a terminal or file name in another encoding) reach
+    Python as lone surrogates, which no store can encode; they are one line
+    naming the option, not a codec's message from deep inside a store. File
+    paths do not use it: a path may be any bytes the system allows."""
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: Any) -> Any:
+        values = value if isinstance(value, list | tuple) else [value]
+        for v in values:
+            if isinstance(v, str) and not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    name = max(param.opts, key=len) if param.opts else param.name or noun
+                    if not name.startswith("-"):
+                        name = name.upper()
+                    raise ConfigError(
+                        f"{name} holds bytes that are not UTF-8 ({shown_value(_raw(v))}): pass "
+                        f"the {noun} in UTF-8 (a terminal or file name in another encoding?)"
+                    ) from None
+        return value
+
+    return check
+
+
+def _raw(value: str) -> bytes | str:
+    """The command-line bytes ``value`` was decoded from (``surrogateescape``)."""
+    try:
+        return value.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte decodes to
+        return value
+
+
 LanguageOpt = Annotated[
     str | None,
     typer.Option(
         "--language",
         metavar="LANG",
+        callback=text_only("language"),
         help=f"Language ({', '.join(SUPPORTED_LANGUAGES)}) overriding the source's own; "
         "auto detects it from the text.",
     ),

@@ -23,6 +23,7 @@ from jw_cli.options import (
     choices_metavar,
     global_options,
     opened_store,
+    text_only,
 )
 from jw_cli.views import (
     chunk_dict,
@@ -88,7 +89,7 @@ def finite(value: Any) -> Any:
 @rag_app.command()
 def search(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(help="What to look for.", callback=text_only("query"))],
     k: Annotated[
         int, typer.Option("--k", "-k", min=1, metavar="N", help="Number of hits.")
     ] = DEFAULT_K,
@@ -112,6 +113,7 @@ def search(
             "--language",
             metavar=choices_metavar(SUPPORTED_LANGUAGES),
             help="Only chunks in this language.",
+            callback=text_only("language"),
         ),
     ] = None,
     source: Annotated[
@@ -120,6 +122,7 @@ def search(
             "--source",
             metavar="ID",
             help="Only this source id (repeat for several; see jw rag stats).",
+            callback=text_only("id"),
         ),
     ] = None,
     store: StoreOpt = None,
@@ -193,7 +196,10 @@ def stats(
 @rag_app.command()
 def delete(
     ctx: typer.Context,
-    source: Annotated[str, typer.Option("--source", help="Source id (see `jw rag stats`).")],
+    source: Annotated[
+        str,
+        typer.Option("--source", help="Source id (see `jw rag stats`).", callback=text_only("id")),
+    ],
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

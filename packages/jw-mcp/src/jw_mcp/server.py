@@ -177,7 +177,7 @@ def _found_chunk(setup: Setup, chunk_id: str, before: int, after: int) -> dict[s
 
 def _deleted(setup: Setup, source_id: str) -> dict[str, Any]:
     store = setup.holder.get(existing=True)
-    if store.get_source(source_id) is None:
+    if not store.matching_sources(source_id):
         raise ConfigError(f"no source {source_id!r} in the store: list_sources shows the ids")
     workers.begin_write()
     return {"source_id": source_id, "deleted_chunks": store.delete_source(source_id)}

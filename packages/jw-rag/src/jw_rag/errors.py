@@ -30,6 +30,8 @@ into such a line; the ``jw`` command and the MCP server both report with it.
 
 from __future__ import annotations
 
+import ast
+import re
 import sys
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "MissingDependencyError",
     "StaleIndexError",
     "StoreError",
+    "capped_line",
     "error_line",
     "extra_hint",
     "install_command",
@@ -133,11 +136,17 @@ def __getattr__(name: str) -> type[Exception]:
 
 
 def error_line(exc: BaseException) -> str:
-    """One line naming what went wrong: the message of the toolkit's own
+    """One line naming what went wrong (no quoted value longer than
+    :data:`QUOTED_CHARS`, see :func:`capped_line`): the message of the toolkit's own
     errors and of bad values (``ValueError``), the file and reason of an
     ``OSError``, a plain statement for running out of stack, memory or
     numeric range, and otherwise the exception's type and message, marked as
     unexpected (a bug to report) so that it is never a bare type name."""
+    return capped_line(_error_line(exc))
+
+
+def _error_line(exc: BaseException) -> str:
+    """:func:`error_line` before values are cut."""
     message = " ".join(str(exc).split())
     if isinstance(exc, JwRagError | ValueError) or _is_generation_error(exc):
         return message or type(exc).__name__
@@ -157,6 +166,45 @@ def error_line(exc: BaseException) -> str:
         f"unexpected {type(exc).__name__}{detail} (a bug in jw-agent-toolkit or a library it "
         "uses: please report it with the command and input that caused it)"
     )
+
+
+#: The most characters of one quoted value an error line shows (a 1 MB id
+#: or query echoed back would flood a terminal or an agent's context).
+QUOTED_CHARS = 200
+#: The longest error line; a longer one keeps its start and its end (the fix).
+LINE_CHARS = 2_000
+#: A value quoted as Python shows it (``'...'`` or ``"..."``, escapes inside),
+#: opening where a word does not go on (so the apostrophe of "store's" is not one).
+_QUOTED = re.compile(r"""(?<!\w)(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""", re.DOTALL)
+
+
+def _cut_quote(match: re.Match[str]) -> str:
+    text = match.group()
+    inner = text[1:-1]
+    if len(inner) <= QUOTED_CHARS:
+        return text
+    kept = inner[:QUOTED_CHARS]
+    kept = kept[: len(kept) - (len(kept) - len(kept.rstrip("\\"))) % 2]  # no half an escape
+    try:  # the value's own length, not that of its escapes
+        value = ast.literal_eval(text)
+        total = len(value) if isinstance(value, str) else len(inner)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        total = len(inner)
+    return f"{text[0]}{kept}...{text[0]} ({total:,} characters)"
+
+
+def capped_line(line: str) -> str:
+    """``line`` with each quoted value longer than :data:`QUOTED_CHARS` cut
+    (``...`` and its length mark the cut), and a line still longer than
+    :data:`LINE_CHARS` cut in the middle: what the ``jw`` command and the MCP
+    server print of any error or warning (:func:`error_line` applies it)."""
+    if len(line) <= QUOTED_CHARS:
+        return line
+    line = _QUOTED.sub(_cut_quote, line)
+    if len(line) <= LINE_CHARS:
+        return line
+    head, tail = LINE_CHARS * 3 // 5, LINE_CHARS // 5
+    return f"{line[:head]} ... ({len(line) - head - tail:,} characters cut) ... {line[-tail:]}"
 
 
 def _is_sqlite_error(exc: BaseException) -> bool:

@@ -144,13 +144,14 @@ class Delivery(list[SearchHit]):
 
 
 def unknown_sources(store: Store, filters: Mapping[str, Any] | None) -> list[str]:
-    """The ``source_id`` values of ``filters`` that ``store`` holds no source for,
+    """The ``source_id`` values of ``filters`` that ``store`` holds no source for
+    (none equal under Unicode NFC either: :meth:`~jw_rag.store.Store.matching_sources`),
     in the order given: why a filtered search found nothing, when it is a typo."""
     wanted = (filters or {}).get("source_id")
     if wanted is None:
         return []
     ids = [wanted] if isinstance(wanted, str) else list(wanted)
-    return [s for s in ids if isinstance(s, str) and store.get_source(s) is None]
+    return [s for s in ids if isinstance(s, str) and not store.matching_sources(s)]
 
 
 def retrieve(

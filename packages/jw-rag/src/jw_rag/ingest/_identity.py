@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from jw_rag.errors import IngestError
+from jw_rag.errors import IngestError, shown_value
 from jw_rag.ingest._source import is_url
 from jw_rag.model import Document
 from jw_rag.store.protocol import Store
@@ -131,6 +131,7 @@ def settle_source_ids(store: Store, docs: Sequence[Document], *, replace: bool =
     _distinct_ids(docs)
     moved: set[str] = set()
     for doc in docs:
+        _refuse_raw_bytes(doc)
         default_id = bool(doc.metadata.pop(DEFAULT_ID_KEY, False))
         origin = origin_of(doc)
         if origin is None:
@@ -154,6 +155,25 @@ def settle_source_ids(store: Store, docs: Sequence[Document], *, replace: bool =
             )
     _refuse_shared(docs)
     return moved
+
+
+def _refuse_raw_bytes(doc: Document) -> None:
+    """A path that is not UTF-8 (decoded with ``surrogateescape``) can be read,
+    but neither the id taken from it nor its origin can be stored (SQLite and
+    PostgreSQL both keep UTF-8 text only): one line saying so and how to fix
+    it, not a codec's message from the store."""
+    named = _file_of(doc) or ""
+    for value in (doc.source_id, named):
+        if value.isascii():
+            continue
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise IngestError(
+                f"{named or shown_value(doc.source_id)}: the path is not UTF-8, which no store "
+                "can keep as the source's id or origin: rename the file (or copy it) to a "
+                "UTF-8 name"
+            ) from None
 
 
 def _refuse_shared(docs: Sequence[Document]) -> None:

@@ -13,6 +13,7 @@ the memory of one batch, and an exception leaves the store as it was.
 
 from __future__ import annotations
 
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -25,7 +26,7 @@ import numpy.typing as npt
 
 from jw_rag.defaults import SEARCH_MODES
 from jw_rag.embed.protocol import embed_queries
-from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError
+from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
@@ -34,7 +35,9 @@ from jw_rag.store._rows import (
     EXTRA_UNIT_KEY,
     UNIT_META_PREFIX,
     ChunkRow,
+    check_id,
     check_source_metadata,
+    check_text,
     check_unique,
     dump_metadata,
     unit_kinds,
@@ -210,6 +213,8 @@ def _check_search(query: Any, k: Any, mode: Any) -> None:
         raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
     if not isinstance(query, str):
         raise ConfigError(f"query must be a string, got {type(query).__name__}")
+    if not query.isascii():
+        check_text(query, "the query")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_SEARCH_K}, got {k!r}")
 
@@ -218,6 +223,8 @@ def _check_ids(ids: Any) -> list[str]:
     wanted = None if isinstance(ids, str | bytes) else list(ids)
     if wanted is None or not all(isinstance(i, str) for i in wanted):
         raise ConfigError("ids must be a sequence of chunk id strings, e.g. ['book:0', 'book:1']")
+    for i in wanted:
+        check_id(i, "chunk id")
     return wanted
 
 
@@ -360,6 +367,10 @@ class StoreCore(ABC, Generic[ConnT]):
 
     @abstractmethod
     def _source_row(self, conn: ConnT, source_id: str) -> SourceRow | None: ...
+
+    @abstractmethod
+    def _source_ids(self, conn: ConnT, ids: list[str] | None) -> list[str]:
+        """The stored source ids among ``ids`` (``None``: every stored source id)."""
 
     @abstractmethod
     def _filter(self, filters: Mapping[str, Any] | None) -> SqlFilter: ...
@@ -577,9 +588,13 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def delete_source(self, source_id: str) -> int:
         """Remove a source's chunks, window units, vectors, index entries and
-        parents; returns the number of chunks (window units not counted)."""
+        parents; returns the number of chunks (window units not counted).
+        ``source_id`` names a stored id equal to it under Unicode NFC, as in
+        :meth:`matching_sources` (refused when it names several)."""
+        check_id(source_id, "source id")
         try:
             with self._writing() as conn:
+                source_id = self._one_source(conn, source_id)
                 known = self._source_row(conn, source_id) is not None
                 n = self._delete_source_rows(conn, source_id)
                 if not known and not n:
@@ -633,9 +648,67 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def get_source(self, source_id: str) -> dict[str, Any] | None:
         """What the store knows about a source, or ``None``."""
+        check_id(source_id, "source id")
         with self._reading() as conn:
             row = self._source_row(conn, source_id)
         return None if row is None else {"source_id": source_id, **row._asdict()}
+
+    def matching_sources(self, source_id: str) -> list[str]:
+        """The stored source ids ``source_id`` names: itself when it is stored
+        as given, else every stored id equal to it under Unicode NFC (ids are
+        stored as given, so ``café`` typed in NFC names a source whose id came
+        in NFD from a macOS file name, and the reverse); ``[]`` when none.
+        Search filters and :meth:`delete_source` read ``source_id`` this way."""
+        check_id(source_id, "source id")
+        with self._reading() as conn:
+            return self._matching(conn, source_id)
+
+    def _matching(self, conn: ConnT, source_id: str) -> list[str]:
+        return self._matches(conn, [source_id])[source_id]
+
+    def _matches(self, conn: ConnT, ids: list[str]) -> dict[str, list[str]]:
+        """:meth:`matching_sources` of each of ``ids``, with one lookup of the
+        ids, one of their NFC and NFD forms, and (only when some non-ASCII id
+        is still unmatched: a form mixing both) one pass over the stored ids."""
+        stored = set(self._source_ids(conn, list(dict.fromkeys(ids))))
+        found: dict[str, list[str]] = {i: [i] for i in ids if i in stored}
+        rest = [i for i in dict.fromkeys(ids) if i not in stored and not i.isascii()]
+        if rest:
+            wanted = {i: unicodedata.normalize("NFC", i) for i in rest}
+            forms = {f for w in wanted.values() for f in (w, unicodedata.normalize("NFD", w))}
+            by_form: dict[str, set[str]] = {}
+            for s in self._source_ids(conn, sorted(forms)):
+                by_form.setdefault(unicodedata.normalize("NFC", s), set()).add(s)
+            if any(w not in by_form for w in wanted.values()):
+                for s in self._source_ids(conn, None):
+                    if not s.isascii():
+                        by_form.setdefault(unicodedata.normalize("NFC", s), set()).add(s)
+            found |= {i: sorted(by_form.get(wanted[i], ())) for i in rest}
+        return {i: found.get(i, []) for i in ids}
+
+    def _one_source(self, conn: ConnT, source_id: str) -> str:
+        """The one stored id ``source_id`` names (itself when none is)."""
+        found = self._matching(conn, source_id)
+        if len(found) > 1:
+            listed = ", ".join(ascii(f) for f in found[:5])
+            raise ConfigError(
+                f"source {shown_value(source_id)} names {len(found)} stored ids that differ only "
+                f"in Unicode form ({listed}): give the exact id, as `jw rag stats --json` or "
+                "list_sources shows it"
+            )
+        return found[0] if found else source_id
+
+    def _named_sources(self, filters: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """``filters`` with each ``source_id`` value widened to the stored ids
+        it names (:meth:`matching_sources`); unchanged without one."""
+        wanted = (filters or {}).get("source_id")
+        if wanted is None:
+            return filters
+        ids = [wanted] if isinstance(wanted, str) else list(wanted)
+        with self._reading() as conn:
+            found = self._matches(conn, ids)
+        named = [m for i in ids for m in (found[i] or [i])]
+        return {**(filters or {}), "source_id": list(dict.fromkeys(named))}
 
     # -- search -------------------------------------------------------------
 
@@ -651,9 +724,11 @@ class StoreCore(ABC, Generic[ConnT]):
         better) or ``hybrid`` (reciprocal rank fusion of both, see
         :mod:`jw_rag.store._fusion`)."""
         _check_search(query, k, mode)
-        f = self._filter(filters)
+        f = self._filter(filters)  # checked before any id is looked up
         if k == 0 or f.empty:
             return []
+        if (filters or {}).get("source_id") is not None:
+            f = self._filter(self._named_sources(filters))
         qv = None if mode == "bm25" else self._query_vector(query)
         with self._reading() as conn:
             ranked = self._rank(conn, query, qv, k, mode, f)

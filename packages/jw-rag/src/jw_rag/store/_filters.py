@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jw_core import normalize_language
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
+from jw_rag.store._rows import check_id
 
 __all__ = ["FILTER_KEYS", "Clause", "SqlFilter", "build_filter", "parse_filters"]
 
@@ -39,7 +40,9 @@ def _values(key: str, value: Any) -> list[Any]:
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ConfigError(f"filter 'page' takes page numbers (int), got {v!r}")
         elif not isinstance(v, str):
-            raise ConfigError(f"filter {key!r} takes strings, got {v!r}")
+            raise ConfigError(f"filter {key!r} takes strings, got {shown_value(v)}")
+        else:
+            check_id(v, f"filter {key!r} value")
     if key == "language":  # "E", "es-ES" and "spa" all mean what chunkers store
         values = [normalize_language(v) or v for v in values]
     return values

@@ -19,7 +19,7 @@ import unicodedata
 import psycopg
 
 from jw_rag.errors import StoreError
-from jw_rag.store._version import is_current
+from jw_rag.store._version import is_current, recorded_version
 
 __all__ = ["LOCK_SCHEMA", "SCHEMA_VERSION", "TS_CONFIGS", "prepare", "ts_config"]
 
@@ -123,7 +123,10 @@ def _current_version(conn: psycopg.Connection, where: str) -> int:
             "use another database or schema"
         )
     row = conn.execute("SELECT MAX(version) FROM jw_schema_version").fetchone()
-    return int(row[0] or 0) if row else 0
+    value = row[0] if row else None
+    if value is None and "jw_chunks" not in found:
+        return 0
+    return recorded_version(value, "jw_schema_version", where)
 
 
 def prepare(conn: psycopg.Connection, where: str) -> int:

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from jw_core import normalize_language
-from jw_rag.errors import ConfigError, StoreError
+from jw_rag.errors import ConfigError, StoreError, shown_value
 from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 
 __all__ = [
+    "check_id",
+    "check_text",
     "EXTRA_UNIT_KEY",
     "UNIT_META_PREFIX",
     "ChunkRow",
@@ -105,6 +107,35 @@ def _has_nul(value: Any) -> bool:
     return False
 
 
+def check_id(value: Any, what: str) -> Any:
+    """``value`` (a source or chunk id, or a filter value) as it is, unless it
+    is a string holding a NUL character: no store keeps one (PostgreSQL text
+    cannot), so every way an id enters a store is checked here, alike on
+    every backend."""
+    if not isinstance(value, str):
+        return value
+    if "\x00" in value:
+        raise StoreError(
+            f"{what} {shown_value(value)} contains a NUL character (\\x00), which no store "
+            "keeps: ids cannot contain NUL; remove it from the id"
+        )
+    if not value.isascii():
+        check_text(value, what)
+    return value
+
+
+def check_text(value: str, what: str) -> None:
+    """Refuse ``value`` when it holds a lone surrogate (bytes that are not
+    UTF-8, decoded with ``surrogateescape``): no store can encode it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ConfigError(
+            f"{what} {shown_value(value)} holds {shown_value(value[exc.start])}, which is not "
+            "text (bytes that are not UTF-8?): pass it as UTF-8 text"
+        ) from None
+
+
 def _check_chunk(chunk: Any, what: str) -> Chunk:
     if not isinstance(chunk, Chunk):
         raise ConfigError(f"stores take Chunk objects, got {type(chunk).__name__}")
@@ -112,6 +143,8 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
         raise ConfigError(f"chunk id must be a non-empty string, got {chunk.id!r}")
     if not isinstance(chunk.text, str) or not isinstance(chunk.source_id, str):
         raise ConfigError(f"chunk {chunk.id!r}: text and source_id must be strings")
+    check_id(chunk.id, f"{what} id")
+    check_id(chunk.source_id, f"the source id of {what} {shown_value(chunk.id)}")
     if not isinstance(chunk.metadata, dict):
         raise ConfigError(f"chunk {chunk.id!r}: metadata must be a dict")
     unit = chunk.metadata.get(EXTRA_UNIT_KEY)
@@ -130,6 +163,7 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
 
 def check_source_metadata(source_id: str, metadata: Mapping[str, Any] | None) -> str:
     """``metadata`` of ``source_id`` as JSON, refused when no store could keep it."""
+    check_id(source_id, "source id")
     if _has_nul((source_id, metadata)):
         raise StoreError(
             f"source {source_id!r} has a NUL character (\\x00) in its id or metadata, "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag.errors import StoreError
-from jw_rag.store._version import is_current
+from jw_rag.store._version import is_current, recorded_version
 
 __all__ = ["SCHEMA_VERSION", "check_readable", "prepare"]
 
@@ -88,7 +88,7 @@ def _current_version(conn: sqlite3.Connection, path: Path) -> int:
             f"{path} is a SQLite database but not a jw-rag store: open another store path"
         )
     row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
-    return int(row[0] or 0)
+    return recorded_version(row[0], "schema_version", path)
 
 
 def check_readable(conn: sqlite3.Connection, path: Path) -> int:

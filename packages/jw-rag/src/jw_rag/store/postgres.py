@@ -28,6 +28,7 @@ from jw_rag.errors import ConfigError, JwRagWarning, MissingDependencyError, Sto
 from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._filters import SqlFilter
+from jw_rag.store._meta import checked_meta
 from jw_rag.store._pg_breadth import (
     DEFAULT_GRAPH,
     EF_SEARCH_MAX,
@@ -142,12 +143,19 @@ def _check_graph(
         )
 
 
-def _graph_meta(conn: psycopg.Connection) -> dict[str, str]:
+def _checked(rows: Any, where: str) -> dict[str, str]:
+    """Rows of ``jw_meta`` as a dict, each number checked (:func:`checked_meta`;
+    the HNSW graph's pair by :func:`_recorded_graph`, whose fix re-records it)."""
+    return checked_meta(rows, "jw_meta", where)
+
+
+def _graph_meta(conn: psycopg.Connection, where: str) -> dict[str, str]:
     """The HNSW graph parameters recorded in the store's metadata (none, or both)."""
-    return dict(
+    return _checked(
         conn.execute(
             "SELECT key, value FROM jw_meta WHERE key IN ('hnsw_m', 'hnsw_ef_construction')"
-        ).fetchall()
+        ).fetchall(),
+        where,
     )
 
 
@@ -321,7 +329,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         return self._conn(write=True)
 
     def _meta(self, conn: psycopg.Connection) -> dict[str, str]:
-        return dict(conn.execute("SELECT key, value FROM jw_meta").fetchall())
+        return _checked(conn.execute("SELECT key, value FROM jw_meta").fetchall(), self.where)
 
     def _add_meta(self, conn: psycopg.Connection, key: str, value: str) -> None:
         conn.execute(
@@ -346,7 +354,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         otherwise). Concurrent openers agree (the first insert wins). A reader
         that may not write (a hot standby, a role that may only read) records
         nothing: the first writer will."""
-        meta = _graph_meta(conn)
+        meta = _graph_meta(conn, where)
         if len(meta) < 2:
             graph = _index_graph(conn) or (
                 m if m is not None else DEFAULT_HNSW_M,
@@ -369,7 +377,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 )
             except (psycopg.errors.ReadOnlySqlTransaction, psycopg.errors.InsufficientPrivilege):
                 return graph
-            meta = _graph_meta(conn)
+            meta = _graph_meta(conn, where)
         return _recorded_graph(meta, where)
 
     def _fit_graph(self, conn: psycopg.Connection) -> None:
@@ -648,6 +656,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             (ids,),
         ).fetchall()
         return {cid: np.asarray(values, dtype=np.float32) for cid, values in rows}
+
+    def _source_ids(self, conn: psycopg.Connection, ids: list[str] | None) -> list[str]:
+        if ids is None:
+            return [r[0] for r in conn.execute("SELECT source_id FROM jw_sources")]
+        sql = "SELECT source_id FROM jw_sources WHERE source_id = ANY(%s)"
+        return [r[0] for r in conn.execute(sql, (ids,))] if ids else []
 
     def _source_row(self, conn: psycopg.Connection, source_id: str) -> SourceRow | None:
         row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()

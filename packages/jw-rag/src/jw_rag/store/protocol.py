@@ -117,6 +117,12 @@ class Store(Protocol):
         ``metadata``, ``ingested_at``, ``chunks``), or ``None``."""
         ...
 
+    def matching_sources(self, source_id: str) -> list[str]:
+        """The stored source ids ``source_id`` names: itself when stored as
+        given, else those equal to it under Unicode NFC; ``[]`` when none.
+        The ``source_id`` search filter and ``delete_source`` read ids so."""
+        ...
+
     def search(
         self,
         query: str,

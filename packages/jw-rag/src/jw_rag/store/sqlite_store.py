@@ -33,6 +33,7 @@ from jw_rag.model import Chunk
 from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
 from jw_rag.store._dense import DEFAULT_EXACT_BELOW, DenseIndex, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
+from jw_rag.store._meta import checked_meta
 from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata, unit_kinds
 from jw_rag.store._schema import SCHEMA_VERSION, check_readable, prepare
 from jw_rag.store._tokens import analyse, match_expression, query_terms
@@ -123,6 +124,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             prepare(conn, self.path)
+            self._meta(conn)  # a value edited by hand is named at open
             enable_wal(conn, BUSY_TIMEOUT_MS / 1000)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
@@ -158,6 +160,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             try:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 check_readable(conn, self.path)
+                self._meta(conn)
                 conn.execute(f"PRAGMA cache_size = -{_CACHE_KIB}")
                 return conn
             except sqlite3.Error as exc:
@@ -266,7 +269,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
                 self._rollback(self._conn)
 
     def _meta(self, conn: sqlite3.Connection) -> dict[str, str]:
-        return dict(conn.execute("SELECT key, value FROM store_meta").fetchall())
+        rows = conn.execute("SELECT key, value FROM store_meta").fetchall()
+        return checked_meta(rows, "store_meta", self._label, required=("changes",))
 
     def _add_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
         conn.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES (?, ?)", (key, value))
@@ -383,6 +387,13 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             (_json_list(ids),),
         ).fetchall()
         return {cid: np.frombuffer(blob, dtype=np.float32).copy() for cid, blob in rows}
+
+    def _source_ids(self, conn: sqlite3.Connection, ids: list[str] | None) -> list[str]:
+        if ids is None:
+            return [r[0] for r in conn.execute("SELECT source_id FROM sources")]
+        marks = ", ".join("?" * len(ids))
+        sql = f"SELECT source_id FROM sources WHERE source_id IN ({marks})"
+        return [r[0] for r in conn.execute(sql, ids)] if ids else []
 
     def _source_row(self, conn: sqlite3.Connection, source_id: str) -> SourceRow | None:
         row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()

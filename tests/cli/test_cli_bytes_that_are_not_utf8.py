@@ -1,0 +1,77 @@
+"""Bytes that are not UTF-8 on the command line (a Latin-1 terminal, a file
+name from another system): an id, a query or a language holding them is one
+line naming the option and asking for UTF-8, exit 2, never the codec's own
+message; a file path holding them is read, then refused in one line, since
+no store keeps it as an origin."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import CORPUS
+
+ALMA = CORPUS / "es" / "alma.html"
+
+
+def jw(home: Path, *argv: str | bytes) -> subprocess.CompletedProcess[bytes]:
+    env = os.environ | {"JW_HOME": str(home), "JW_EMBEDDER": "fake", "LC_ALL": "C.UTF-8"}
+    env.pop("JW_STORE", None)
+    code = "import sys; from jw_cli.app import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, env=env, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("home")
+    assert jw(folder, "rag", "ingest", "article", str(ALMA)).returncode == 0
+    return folder
+
+
+CASES = [
+    (["rag", "search", "alma", "--source", b"\xff"], "--source", "id"),
+    (["rag", "search", "alma", "--source", "alma", "--source", b"caf\xe9"], "--source", "id"),
+    (["rag", "delete", "--source", b"\xff"], "--source", "id"),
+    (["rag", "search", b"alma \xff"], "QUERY", "query"),
+    (["rag", "search", "alma", "--language", b"e\xf1"], "--language", "language"),
+    (["rag", "ingest", "article", str(ALMA), "--source-id", b"\xff"], "--source-id", "id"),
+    (["rag", "ingest", "article", str(ALMA), "--language", b"\xff"], "--language", "language"),
+    (["rag", "search", "alma", "--source", b"x" * 100_000 + b"\xff"], "--source", "id"),
+]
+
+
+@pytest.mark.parametrize(("argv", "option", "noun"), CASES)
+def test_text_options_holding_raw_bytes_are_one_line_naming_the_option(
+    home: Path, argv: list[str | bytes], option: str, noun: str
+) -> None:
+    done = jw(home, *argv)
+    err = done.stderr.decode("utf-8", "backslashreplace")
+    assert done.returncode == 2, err
+    assert err.startswith(f"error: {option} holds bytes that are not UTF-8 (b'"), err
+    assert f"pass the {noun} in UTF-8" in err and "codec" not in err
+    assert err.count("\n") == 1 and len(err) < 400 and done.stdout == b""
+    assert b'"chunks": 7' in jw(home, "rag", "stats", "--json").stdout  # nothing changed
+
+
+def test_a_file_path_holding_raw_bytes_is_one_line_asking_for_a_utf8_name(
+    tmp_path: Path,
+) -> None:
+    """The file is found and read (the path is not refused as text), but no
+    store keeps UTF-8-less text as its id or origin: one line saying so."""
+    raw = os.fsencode(tmp_path) + b"/caf\xe9.html"
+    shutil.copy(ALMA, os.fsdecode(raw))
+    for extra in ([], ["--source-id", "cafe"]):
+        done = jw(tmp_path, "rag", "ingest", "article", raw, *extra)
+        err = done.stderr.decode("utf-8", "backslashreplace")
+        assert done.returncode == 1 and err.count("\n") == 1, err
+        assert "caf\\udce9.html: the path is not UTF-8" in err, err
+        assert "rename the file" in err and "codec" not in err
+    done = jw(tmp_path, "rag", "ingest", "article", raw + b"x")  # a missing one is still missing
+    assert done.returncode == 1 and b"no such file" in done.stderr.lower(), done.stderr
