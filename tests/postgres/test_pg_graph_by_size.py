@@ -1,5 +1,5 @@
 """A store that was given no HNSW graph chooses one by its size: pgvector's
-default while small, the larger graph (m 32, ef_construction 200, the one
+default while small, the larger graph (m 48, ef_construction 200, the one
 that reached recall@10 0.95 at a million chunks) when a one-pass build finds
 ``LARGE_GRAPH_FROM`` chunks or more. The threshold is lowered here so that a
 few dozen chunks stand for 300,000."""
@@ -64,15 +64,15 @@ def test_a_bulk_load_below_the_threshold_keeps_pgvectors_graph(pg_database: PgDa
 def test_a_large_bulk_load_builds_the_larger_graph_and_keeps_it(pg_database: PgDatabase) -> None:
     dsn = pg_database()
     with _bulk(dsn, LARGE) as s:
-        assert s.hnsw_graph() == (32, 200)
+        assert s.hnsw_graph() == (48, 200)
         hits = s.search("paragraph 7 of a", k=3)
         assert hits[0].chunk.id == make_chunks("a", LARGE)[7].id
-    assert _index_options(dsn) == ["m=32", "ef_construction=200"]
+    assert _index_options(dsn) == ["m=48", "ef_construction=200"]
     with PostgresStore(dsn, CountingEmbedder()) as s:  # later opens keep the recorded graph
-        assert s.hnsw_graph() == (32, 200)
+        assert s.hnsw_graph() == (48, 200)
         s.add(make_chunks("b", 5))
         assert s.stats()["chunks"] == LARGE + 5
-    with pytest.raises(ConfigError, match="hnsw_m=16 differs from this store's 32"):
+    with pytest.raises(ConfigError, match="hnsw_m=16 differs from this store's 48"):
         PostgresStore(dsn, CountingEmbedder(), hnsw_m=16)
 
 
@@ -122,7 +122,7 @@ def test_a_store_grown_by_inserts_warns_once_and_rebuild_index_fits_it(
         with pytest.warns(
             JwRagWarning,
             match=r"about 60 chunks .*m 16, ef_construction 64.*"
-            r"`jw rag reindex` \(or store\.rebuild_index\(\)\) builds m 32, ef_construction 200",
+            r"`jw rag reindex` \(or store\.rebuild_index\(\)\) builds m 48, ef_construction 200",
         ) as got:
             s.search("paragraph 7 of a", k=3)
         assert len([w for w in got if issubclass(w.category, JwRagWarning)]) == 1
@@ -132,9 +132,9 @@ def test_a_store_grown_by_inserts_warns_once_and_rebuild_index_fits_it(
             s._size = (0.0, -1e9)  # the next search measures the size again
             s.search("paragraph 8 of a", k=3)  # warned once per store object
         assert s.rebuild_index(memory="64MB") is True
-        assert s.hnsw_graph() == (32, 200)
+        assert s.hnsw_graph() == (48, 200)
         assert s.stats()["hnsw_graph_by_size"] is True
-    assert _index_options(dsn) == ["m=32", "ef_construction=200"]
+    assert _index_options(dsn) == ["m=48", "ef_construction=200"]
     with PostgresStore(dsn, CountingEmbedder()) as s, warnings.catch_warnings():
         warnings.simplefilter("error")
         assert [h.chunk.id for h in s.search("paragraph 7 of a", k=1)] == [
@@ -146,10 +146,10 @@ def test_rebuild_index_with_a_pair_ends_the_choice_by_size(pg_database: PgDataba
     dsn = pg_database()
     with _bulk(dsn, LARGE) as s:
         assert s.rebuild_index(ef_construction=100, memory="64MB") is True
-        assert s.hnsw_graph() == (32, 100)
+        assert s.hnsw_graph() == (48, 100)
         with s.deferred_index(memory="64MB") as bulk:
             bulk.replace_source("a", make_chunks("a", 10))
-        assert s.hnsw_graph() == (32, 100)  # no longer chosen by size
+        assert s.hnsw_graph() == (48, 100)  # no longer chosen by size
         assert s.stats()["hnsw_graph_by_size"] is False
 
 
@@ -164,11 +164,11 @@ def test_a_store_recorded_before_the_choice_existed(pg_database: PgDatabase) -> 
     with PostgresStore(dsn, CountingEmbedder()) as s:
         assert s.stats()["hnsw_graph_by_size"] is True
         assert s.rebuild_index(memory="64MB") is True
-        assert s.hnsw_graph() == (32, 200)
+        assert s.hnsw_graph() == (48, 200)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("DELETE FROM jw_meta WHERE key = 'hnsw_graph'")
     with PostgresStore(dsn, CountingEmbedder()) as s:
-        assert s.stats()["hnsw_graph_by_size"] is False  # 32 / 200 without the key: asked
+        assert s.stats()["hnsw_graph_by_size"] is False  # 48 / 200 without the key: asked
 
 
 @pytest.mark.parametrize("why", ["vectors wider than pgvector indexes", "a bulk load in progress"])
@@ -190,7 +190,7 @@ def test_a_store_without_an_index_is_not_told_to_rebuild_it(
                 warnings.simplefilter("error")
                 assert s.search("paragraph 7 of a", k=1)[0].chunk.id == "a:7"
     assert _index_options(dsn) == (
-        None if dim > pg.HNSW_MAX_DIM else ["m=32", "ef_construction=200"]
+        None if dim > pg.HNSW_MAX_DIM else ["m=48", "ef_construction=200"]
     )
 
 
@@ -204,7 +204,7 @@ def test_a_fixed_search_breadth_still_hears_that_the_graph_is_small(
         s.add(make_chunks("a", LARGE + 10))
     _analyze(dsn)
     with PostgresStore(dsn, CountingEmbedder(), ef_search=40) as s:
-        with pytest.warns(JwRagWarning, match=r"store\.rebuild_index\(\)\) builds m 32") as got:
+        with pytest.warns(JwRagWarning, match=r"store\.rebuild_index\(\)\) builds m 48") as got:
             s.search("paragraph 7 of a", k=3)
             s._size = (0.0, -1e9)
             s.search("paragraph 8 of a", k=3)
@@ -284,8 +284,8 @@ def test_jw_rag_reindex_fits_the_graph_or_builds_the_one_asked(
         s.add(make_chunks("a", LARGE + 10))  # grown by inserts: still pgvector's graph
     code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn, "--memory", "64MB")
     assert (code, err) == (0, "")
-    assert out.startswith("rebuilt the HNSW index: m 32, ef_construction 200 (")
-    assert _index_options(dsn) == ["m=32", "ef_construction=200"]
+    assert out.startswith("rebuilt the HNSW index: m 48, ef_construction 200 (")
+    assert _index_options(dsn) == ["m=48", "ef_construction=200"]
     code, out, err = _jw(
         capsys, "rag", "reindex", "--store", dsn, "--m", "24", "--ef-construction", "100", "--json"
     )

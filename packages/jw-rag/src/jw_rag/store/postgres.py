@@ -220,7 +220,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     later build of its index uses the recorded pair (``None`` = the store's
     own; another value than the store's is an error: :meth:`rebuild_index`
     changes them). A store given neither chooses by its size: pgvector's 16
-    and 64, and ``m`` 32, ``ef_construction`` 200 when a one-pass build
+    and 64, and ``m`` 48, ``ef_construction`` 200 when a one-pass build
     (:meth:`deferred_index`, :meth:`build_index`, :meth:`rebuild_index`)
     finds 300,000 chunks or more (not through an object opened with the
     store's own pair); a store that outgrew its graph by inserts warns once
