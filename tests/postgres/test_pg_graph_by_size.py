@@ -335,3 +335,15 @@ def test_jw_rag_reindex_on_a_sqlite_store_says_it_has_no_index(
     code, _, err = _jw(capsys, "rag", "reindex", "--store", str(tmp_path / "none.sqlite"))
     assert code == 1 and "no store at" in err
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_jw_rag_delete_and_reindex_never_print_the_dsns_password(
+    pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dsn = pg_database().replace("postgres:@", "postgres:s3cretpw@", 1)  # the harness trusts any
+    assert "s3cretpw" in dsn
+    code, out, err = _jw(capsys, "rag", "delete", "--source", "nosuch", "--store", dsn)
+    assert code == 1 and "no source 'nosuch' in postgresql://postgres@" in err
+    code, out2, err2 = _jw(capsys, "rag", "reindex", "--store", dsn, "--m", "50")
+    assert code == 2 and "s3cretpw" not in out + err + out2 + err2
+

@@ -210,9 +210,10 @@ def delete(
     location = global_options(ctx).store_for(store)
     with opened_store(location, existing=True) as st:
         removed = st.delete_source(source)
+        where = getattr(st, "where", location)  # a DSN without its password
     if not removed:
         raise StoreError(
-            f"no source {source!r} in {location}: `jw rag stats` lists the stored source ids"
+            f"no source {source!r} in {where}: `jw rag stats` lists the stored source ids"
         )
     if as_json:
         _print_json({"source_id": source, "deleted_chunks": removed})
