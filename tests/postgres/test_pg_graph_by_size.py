@@ -347,3 +347,14 @@ def test_jw_rag_delete_and_reindex_never_print_the_dsns_password(
     code, out2, err2 = _jw(capsys, "rag", "reindex", "--store", dsn, "--m", "50")
     assert code == 2 and "s3cretpw" not in out + err + out2 + err2
 
+
+def test_jw_rag_reindex_names_its_own_options_for_pgvectors_rule(
+    pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dsn = pg_database()
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn, "--m", "50")
+    assert (code, out) == (2, "")  # the store's own ef_construction, 64, is under 2 x 50
+    assert err.splitlines()[-1] == (  # (after pgvector's own warning, when it is printed)
+        "error: ef_construction must be at least twice m (pgvector's rule), got m=50, "
+        "ef_construction=64: raise ef_construction to 100 or more"
+    )

@@ -153,7 +153,10 @@ def test_rebuild_index_changes_the_graph_and_keeps_every_row(pg_database: PgData
             s.rebuild_index(m=-1)
         with pytest.raises(ConfigError, match=r"^ef_construction must be None .* got '64'$"):
             s.rebuild_index(ef_construction="64")  # type: ignore[arg-type]
-        with pytest.raises(ConfigError, match="at least twice hnsw_m .* m=60, ef_construction=100"):
+        with pytest.raises(
+            ConfigError,
+            match="^ef_construction must be at least twice m .* m=60, ef_construction=100",
+        ):
             s.rebuild_index(m=60)
         with pytest.raises(ConfigError, match="memory must be"):  # the server refuses it
             s.rebuild_index(m=12, memory="lots")

@@ -138,7 +138,7 @@ def _check_graph(
             )
     if isinstance(m, int) and isinstance(efc, int) and efc < 2 * m:
         raise ConfigError(
-            f"hnsw_ef_construction must be at least twice hnsw_m (pgvector's rule), got "
+            f"{names[1]} must be at least twice {names[0]} (pgvector's rule), got "
             f"m={m}, ef_construction={efc}: raise ef_construction to {2 * m} or more"
         )
 
@@ -510,7 +510,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 own_m, own_efc = _recorded_graph(meta, self.where)
                 new_m = m if m is not None else own_m
                 new_efc = ef_construction if ef_construction is not None else own_efc
-            _check_graph(new_m, new_efc)
+            _check_graph(new_m, new_efc, ("m", "ef_construction"))
             asked = m is not None or ef_construction is not None or not _graph_by_size(meta)
             conn.execute(
                 "INSERT INTO jw_meta (key, value) VALUES ('hnsw_m', %s), "
