@@ -65,25 +65,25 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
     lib = _folder(tmp_path)
     store = tmp_path / "s.sqlite"
 
-    def ingest(kind: str, left_out: str = "") -> list[str]:
+    def ingest(kind: str, left_out: str = "", kinds: str = "") -> list[str]:
         code = main(["--store", str(store), "rag", "ingest", kind, str(lib), "--skip-bad"])
         out, err = capsys.readouterr()
         warning = (
-            f"warning: {lib}: left out {left_out}; ingest the folder again as their kind to "
+            f"warning: {lib}: left out {left_out}; ingest the folder again as {kinds} to "
             "store them\n"
         )
         assert (code, err) == (0, warning if left_out else "")
         return out.replace(str(tmp_path), "<DIR>").splitlines()
 
     # the PDF is not Markdown or text: left out with a warning, not read and skipped
-    assert ingest("markdown", "1 file that is not Markdown (1 .pdf)") == [
+    assert ingest("markdown", "1 file that is not Markdown (1 .pdf)", "pdf") == [
         "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt: lib/b-invisible: the document has no text to index",
         "skipped <DIR>/lib/c-invisible.md: lib/c-invisible: the document has no text to index",
         "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with Markdown",
         "1 source, 1 stored, 1 chunk; 3 files skipped",
     ]
-    assert ingest("text", "1 file that is not text (1 .pdf)") == [
+    assert ingest("text", "1 file that is not text (1 .pdf)", "pdf") == [
         "lib/a-good: 1 chunk, chunker paragraph, language en (stored)",
         "skipped <DIR>/lib/b-invisible.txt has no visible text (only spaces and invisible "
         "characters); pass a file with text",
@@ -92,7 +92,7 @@ def test_cli_skip_bad_leaves_out_files_failing_at_any_stage(
         "skipped <DIR>/lib/d-spaces.txt is empty; pass a file with text",
         "1 source, 1 stored, 1 chunk; 3 files skipped",
     ]
-    assert ingest("pdf", "4 files that are not a PDF (1 .md, 3 .txt)") == [
+    assert ingest("pdf", "4 files that are not a PDF (1 .md, 3 .txt)", "markdown or text") == [
         "lib/e-surrogate: 1 chunk, chunker paragraph, language en (stored)",
         "1 source, 1 stored, 1 chunk; 0 files skipped",
     ]

@@ -8,15 +8,23 @@ is confined to the server's roots and the client's (:mod:`jw_mcp.roots`,
 file is opened; a URL is fetched under the server's limits, connecting only
 to addresses that passed its check. The work runs on the write pool under
 ``--call-timeout`` (:mod:`jw_mcp.workers`), reporting progress as it reads and
-embeds. The answer is always a list: one entry per stored source.
+embeds. The answer is always a list: one entry per stored source. When a
+folder's files were left out (another kind reads them, or none does) the
+answer says so twice: a ``warning:`` line after the entries, the one the
+``jw`` command prints with the MCP kind names, and ``left_out`` beside
+``result`` in the structured content, one entry per folder with its groups
+of files (what they are, how many, the kind that reads them, a few names).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine
-from typing import Any
+from dataclasses import asdict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent
 
 from jw_mcp import sessions, workers
 from jw_mcp.calls import Setup, run_call, tool_errors
@@ -32,7 +40,15 @@ from jw_mcp.params import (
     annotations,
 )
 from jw_mcp.roots import confined_file, confined_source, is_url
-from jw_rag.ingest import SOURCE_KINDS, IngestResult, kind_names, source_kind
+from jw_rag.errors import capped_line
+from jw_rag.ingest import (
+    SOURCE_KINDS,
+    IngestResult,
+    LeftOut,
+    collecting_left_out,
+    kind_names,
+    source_kind,
+)
 from jw_rag.ingest import ingest as ingest_source
 from jw_rag.ingest.kinds import URL
 
@@ -51,8 +67,16 @@ DESCRIPTION = (
     "chapter), jwpub (one per document) and jw_library_backup (one per note) take a file path. "
     "Files must be under the server's roots (none unless started with --root) and the "
     "client's. Re-ingesting replaces a source's chunks (unchanged content is skipped). "
-    "Returns one entry per stored source."
+    "Returns one entry per stored source; files of a folder it left out are named in a "
+    "warning line and in left_out, with the kind that reads them."
 )
+
+
+class IngestAnswer(TypedDict):
+    # no docstring: it would be sent as the output schema's description
+
+    result: list[dict[str, Any]]
+    left_out: NotRequired[list[dict[str, Any]]]
 
 
 def _result(r: IngestResult) -> dict[str, Any]:
@@ -63,6 +87,31 @@ def _result(r: IngestResult) -> dict[str, Any]:
         "chunker": r.chunker,
         "language": r.language,
     }
+
+
+def _public(kind: str) -> str:
+    return source_kind(kind).public_name
+
+
+def _left_out(left: LeftOut) -> dict[str, Any]:
+    groups = [
+        {**asdict(g), "kind": None if g.kind is None else _public(g.kind)} for g in left.groups
+    ]
+    return {"folder": left.folder, "files": left.files, "groups": groups}
+
+
+def _answer(done: list[IngestResult], left: list[LeftOut]) -> CallToolResult:
+    """One text per stored source (as the SDK writes a list), then one
+    ``warning:`` line per folder that left files out; the same as structured content."""
+    rows = [_result(r) for r in done]
+    texts = [json.dumps(row, ensure_ascii=False, indent=2) for row in rows]
+    texts += [f"warning: {capped_line(x.line(_public))}" for x in left]
+    structured: dict[str, Any] = {"result": rows}
+    if left:
+        structured["left_out"] = [_left_out(x) for x in left]
+    return CallToolResult(
+        content=[TextContent(type="text", text=t) for t in texts], structured_content=structured
+    )
 
 
 def chosen_chunker(ctx: Context, chunker: str | None, options: dict[str, Any] | None) -> str:
@@ -86,7 +135,7 @@ def _ingest_tool(setup: Setup) -> Tool:
         language: LanguageChoice = None,
         source_id: SourceId = None,
         replace: Replace = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Annotated[CallToolResult, IngestAnswer]:
         source_kind(kind).check_options(
             source_id=source_id, replace=replace, skip_bad=False, called=kind
         )
@@ -97,15 +146,15 @@ def _ingest_tool(setup: Setup) -> Tool:
             where = str(confined_file(f"kind {kind!r}", source, setup.roots, offered))
         spec = chosen_chunker(ctx, chunker, chunker_options)
 
-        def work() -> list[dict[str, Any]]:
+        def work() -> CallToolResult:
             workers.report(0, None, f"reading {where}")
-            with setup.reading(offered):
+            with setup.reading(offered), collecting_left_out() as left:
                 store = setup.holder.get()
                 done = ingest_source(
                     store, kind, where, chunker=spec, language=language, source_id=source_id,
                     replace=replace,
                 )  # fmt: skip
-            return [_result(r) for r in done]
+            return _answer(done, left)
 
         return await run_call(setup, ctx, f"ingest {kind} {source}", work, writes=True)
 

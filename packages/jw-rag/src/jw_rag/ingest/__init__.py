@@ -11,9 +11,13 @@ The kinds :func:`ingest` takes are :data:`SOURCE_KINDS`; ``ingest_article``,
 Every function parses (and chunks) the whole source before touching the
 store; bad input raises a one-line :class:`~jw_rag.errors.IngestError`.
 :func:`ingest_folder` (``skip_bad=True``) stores a folder's good files and
-lists the bad ones with their reasons instead of failing on the first.
+lists the bad ones with their reasons instead of failing on the first. The
+files a folder ingest leaves out because another kind reads them, or none
+does, are named in one ``UserWarning`` per folder, or kept as
+:class:`LeftOut` records within :func:`collecting_left_out`.
 """
 
+from jw_rag.ingest._left_out import LeftOut, LeftOutGroup, collecting_left_out
 from jw_rag.ingest._local import checking_paths
 from jw_rag.ingest._source import (
     MAX_PARAGRAPHS,
@@ -64,6 +68,8 @@ __all__ = [
     "MAX_SOURCE_BYTES",
     "MAX_TEXT_BYTES",
     "IngestResult",
+    "LeftOut",
+    "LeftOutGroup",
     "SkippedFile",
     "book_slug",
     "checking_addresses",
@@ -71,6 +77,7 @@ __all__ = [
     "checking_urls",
     "chunk_document",
     "chunk_document_with_parents",
+    "collecting_left_out",
     "content_hash",
     "fetch_limits",
     "ingest",

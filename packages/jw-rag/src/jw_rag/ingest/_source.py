@@ -74,7 +74,9 @@ __all__ = [
     "decode_text",
     "fetch_url",
     "is_url",
+    "carries_verse_ids",
     "looks_binary",
+    "looks_like_article_page",
     "read_path",
     "read_source",
     "refuse_empty_path",
@@ -521,6 +523,25 @@ def sniff_kind(data: bytes) -> str | None:
     if _HTML_START.match(head.removeprefix(b"\xef\xbb\xbf")):
         return "article"
     return None
+
+
+#: A wol verse container's id (``v43003016``, ``v43-3-16-1``): a Bible chapter page.
+_VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
+#: A wol article paragraph.
+_PID = re.compile(rb"""\sdata-pid=["']""", re.IGNORECASE)
+#: How much of a page is searched for them.
+_PAGE_HEAD = 200_000
+
+
+def carries_verse_ids(data: bytes) -> bool:
+    """True when the page carries wol verse ids: a Bible chapter page."""
+    return _VERSE_ID.search(data[:_PAGE_HEAD]) is not None
+
+
+def looks_like_article_page(data: bytes) -> bool:
+    """True for a wol article page: ``data-pid`` paragraphs and no verse ids."""
+    head = data[:_PAGE_HEAD]
+    return _PID.search(head) is not None and _VERSE_ID.search(head) is None
 
 
 def _looks_like_html_file(loaded: Loaded) -> bool:

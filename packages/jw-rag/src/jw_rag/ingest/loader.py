@@ -8,8 +8,11 @@ article, or bible when the page carries wol verse ids; ``.epub``; ``.pdf``;
 HTML markup, else text); for a URL the response's content type and content.
 
 A folder is read recursively (files with a known extension, sorted by path;
-with a ``kind``, only the files of that kind, the others left out with one
-warning);
+with a ``kind``, only the files of that kind: by their extension, and of the
+two HTML kinds a Bible chapter page, one with wol verse ids, is no article
+and an article page in which the Bible reader finds no verses no chapter).
+The files left out, those of other kinds and those no kind reads, are named
+in one warning with the kinds that read them (:mod:`jw_rag.ingest._left_out`);
 each document's ``source_id`` is the folder's own name followed by the file's
 path inside it, without the extension: ingesting ``corpus/es`` gives
 ``es/alma``, ``corpus/pt`` gives ``pt/alma``, and ``corpus`` gives
@@ -23,18 +26,19 @@ instead of failing on the first (``skip_bad``), listing each with its reason.
 
 from __future__ import annotations
 
-import re
-import warnings
 from collections import Counter
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import DEFAULT_ID_KEY
+from jw_rag.ingest._left_out import LeftOut, note_left_out, page_group, type_groups
 from jw_rag.ingest._local import checked_folder
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.ingest._source import (
     Loaded,
+    carries_verse_ids,
     is_url,
+    looks_like_article_page,
     read_path,
     read_source,
     refuse_empty_path,
@@ -60,9 +64,6 @@ _CONTENT_TYPES: dict[str, str] = {
 }
 
 
-_VERSE_ID = re.compile(rb"""id=["']v\d{1,2}(?:\d{6}|-\d{1,3}-\d{1,3})""")
-
-
 def detect_kind(loaded: Loaded) -> str:
     """The kind of an already-read source (see the module docstring)."""
     suffix = loaded.path.suffix.lower() if loaded.path is not None else ""
@@ -76,7 +77,7 @@ def detect_kind(loaded: Loaded) -> str:
             refuse_other_kind(loaded, "a page, book or text file")
         html = loaded.data.lstrip()[:1] == b"<" or ctype in ("text/html", "application/xhtml+xml")
         kind = sniffed or ("article" if html else "text")
-    if kind == "article" and _VERSE_ID.search(loaded.data[:200_000]):
+    if kind == "article" and carries_verse_ids(loaded.data):
         kind = "bible"
     return kind
 
@@ -99,53 +100,98 @@ def _folder_ids(root: Path, files: list[Path]) -> list[str]:
     ]
 
 
-def _folder_files(root: Path) -> list[Path]:
-    """The supported files below ``root``, sorted; none is a one-line IngestError."""
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in EXTENSIONS)
+def _folder_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """The supported files below ``root`` and those no kind reads, sorted; no
+    supported file is a one-line IngestError."""
+    every = sorted(p for p in root.rglob("*") if p.is_file())
+    files = [p for p in every if p.suffix.lower() in EXTENSIONS]
     if not files:
         raise IngestError(
             f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder"
         )
-    return files
+    return files, [p for p in every if p.suffix.lower() not in EXTENSIONS]
 
 
-def _of_kind(root: Path, pairs: list[tuple[Path, str]], kind: str) -> list[tuple[Path, str]]:
-    """The files of a folder read as ``kind`` (by their extensions): the others
-    are left out with one warning, and a folder with none of them is an error."""
+def _of_kind(
+    root: Path, pairs: list[tuple[Path, str]], kind: str
+) -> tuple[list[tuple[Path, str]], list[Path]]:
+    """The files of a folder read as ``kind`` (by their extensions) and the
+    others; a folder with none of its files is an error."""
     asked = source_kind(kind)
     wanted = asked.reads_extensions
     taken = [(p, i) for p, i in pairs if p.suffix.lower() in wanted]
-    others = Counter(p.suffix.lower() for p, _ in pairs if p.suffix.lower() not in wanted)
-    if not others:
-        return taken
-    held = ", ".join(f"{n} {ext}" for ext, n in sorted(others.items()))
-    if not taken:
+    others = [p for p, _ in pairs if p.suffix.lower() not in wanted]
+    if others and not taken:
+        counts = Counter(p.suffix.lower() for p in others)
+        held = ", ".join(f"{n} {ext}" for ext, n in sorted(counts.items()))
         raise IngestError(
             f"{root} has no file that is {asked.described} ({', '.join(wanted)}), "
             f"only {held}: ingest it as the kind of those files"
         )
-    n = sum(others.values())
-    warnings.warn(
-        f"{root}: left out {n} {'file that is' if n == 1 else 'files that are'} not "
-        f"{asked.described} ({held}); ingest the folder again as their kind to store them",
-        UserWarning,
-        stacklevel=4,
-    )
-    return taken
+    return taken, others
+
+
+#: For each kind read from HTML, the other one, what its pages are called and
+#: how to tell one of them when met under the kind asked for.
+_OTHER_PAGE = {"article": ("bible", "Bible chapter page"), "bible": ("article", "article page")}
+
+
+def _other_page(loaded: Loaded, kind: str | None, failure: IngestError | None) -> bool:
+    """True when ``loaded``, read as ``kind``, is a page of the other HTML kind:
+    a Bible chapter page (wol verse ids) read as an article, or an article page
+    (``data-pid`` paragraphs, no verse ids) in which the Bible reader found no
+    verses (``failure``)."""
+    if kind == "article":
+        return carries_verse_ids(loaded.data)
+    if kind == "bible" and failure is not None:
+        return looks_like_article_page(loaded.data)
+    return False
+
+
+class _PageOfOtherKind(Exception):
+    """A folder's page belongs to the other HTML kind (see :func:`_other_page`)."""
 
 
 def _folder_file(path: Path, folder_id: str, kind: str | None) -> list[Document]:
     """The documents of one file of a folder, under the folder's id for it."""
     loaded = read_path(path)
     chosen = kind or detect_kind(loaded)
+    if _other_page(loaded, kind, None):
+        raise _PageOfOtherKind
     if _FOLDER_IDS[chosen] == "prefix":
         return _parse(loaded, chosen, folder_id)
-    parsed = _parse(loaded, chosen, None)
+    try:
+        parsed = _parse(loaded, chosen, None)
+    except IngestError as exc:
+        if _other_page(loaded, kind, exc):
+            raise _PageOfOtherKind from None
+        raise
     if _FOLDER_IDS[chosen] == "file":  # "own": e.g. a chapter's id is its book and number
         for doc in parsed:
             doc.source_id = folder_id
             doc.metadata[DEFAULT_ID_KEY] = True
     return parsed
+
+
+def _both_names(kind: str) -> str:
+    """A kind as the library and ``jw`` call it, and as the MCP tool does when that differs."""
+    public = source_kind(kind).public_name
+    return kind if public == kind else f"{kind} ({public} in the MCP ingest tool)"
+
+
+def _left_out(
+    root: Path, kind: str | None, others: list[Path], pages: list[Path], unread: list[Path]
+) -> LeftOut | None:
+    """What a folder ingest left out, or None when it read every file."""
+    if not (others or pages or unread):
+        return None
+    groups = type_groups(root, [*others, *unread], EXTENSIONS.get)
+    if pages and kind in _OTHER_PAGE:
+        other, what = _OTHER_PAGE[kind]
+        groups.insert(len(groups) - sum(g.kind is None for g in groups),
+                      page_group(root, what, pages, other))  # fmt: skip
+    described = source_kind(kind).described if kind is not None else ""
+    return LeftOut(str(root), kind, described, tuple(groups))
 
 
 def _check_kind(kind: str | None) -> str | None:
@@ -161,7 +207,9 @@ def load_folder(
     folder: str | Path, *, kind: str | None = None, skip_bad: bool = False
 ) -> tuple[list[Document], list[SkippedFile]]:
     """Every document of the supported files below ``folder`` (ids as in the
-    module docstring) and the files left out. Without ``skip_bad`` the first
+    module docstring) and the files ``skip_bad`` left out (the files of other
+    kinds, and those no kind reads, are one note: see
+    :func:`~jw_rag.ingest.collecting_left_out`). Without ``skip_bad`` the first
     bad file raises its one-line :class:`IngestError`; with it, each bad file
     (unreadable, empty, not UTF-8, broken, a bomb, too big...) is left out and
     listed with the reason, and the others are read."""
@@ -170,19 +218,28 @@ def load_folder(
     root = checked_folder(folder)
     if not root.is_dir():
         raise IngestError(f"{root} is not a folder; pass a folder")
-    files = _folder_files(root)
+    files, unread = _folder_files(root)
     pairs = list(zip(files, _folder_ids(root, files), strict=True))  # ids as without a kind
+    others: list[Path] = []
     if kind is not None:
-        pairs = _of_kind(root, pairs, kind)
+        pairs, others = _of_kind(root, pairs, kind)
     docs: list[Document] = []
     skipped: list[SkippedFile] = []
+    pages: list[Path] = []
     for path, folder_id in pairs:
         try:
             docs.extend(_folder_file(path, folder_id, kind))
+        except _PageOfOtherKind:
+            pages.append(path)
         except PER_FILE_ERRORS as exc:
             if not skip_bad:
                 raise
             skipped.append(SkippedFile(str(path), skip_reason(exc)))
+    left = _left_out(root, kind, others, pages, unread)
+    if pages and not docs and not skipped and left is not None:
+        raise IngestError(f"{root}: nothing to read as {kind}, {left.said(_both_names)}")
+    if left is not None:
+        note_left_out(left)
     return docs, skipped
 
 
@@ -202,7 +259,7 @@ def load_documents(
     if source_id is not None:
         raise ConfigError(
             f"a source id names one source, but {root} is a folder of "
-            f"{len(_folder_files(root))} files: ingest the files one at a time to name them, "
+            f"{len(_folder_files(root)[0])} files: ingest the files one at a time to name them, "
             "or let the folder give the ids"
         )
     return load_folder(root, kind=kind)[0]
