@@ -1,7 +1,8 @@
 """A folder of saved wol pages holds articles and Bible chapters, both HTML.
 Read as ``article`` it read the chapters as articles (one prose chunk, no verse
 ids, labelled an article); now each kind takes its own pages and names the
-others, with the kind that reads them, in its one warning line."""
+others, with the kind that reads them, in its one warning line, and a chapter
+given alone as an article is refused, naming ``bible``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from jw_rag.errors import IngestError
 from jw_rag.ingest import (
     collecting_left_out,
     ingest,
+    ingest_article,
     load_documents,
     load_folder,
 )
@@ -73,6 +75,20 @@ def test_both_kinds_store_the_whole_folder_each_page_once(tmp_path: Path, store)
         stored = ingest(store, "article", wol) + ingest(store, "bible", wol)
     assert [r.source_id for r in stored] == ["wol/bees", "ruth:1", "ruth:2"]
     assert [x.files for x in left] == [2, 1]
+
+
+def test_a_chapter_page_given_alone_as_an_article_is_refused_naming_bible(
+    tmp_path: Path, store
+) -> None:
+    wol = _wol(tmp_path)
+    with pytest.raises(IngestError) as err:
+        ingest_article(store, wol / "ruth-1.html")
+    assert str(err.value) == (
+        f"{wol / 'ruth-1.html'} is a Bible chapter page (it carries wol verse ids), not an "
+        "article; ingest it as bible (`jw rag ingest bible ...`, or the MCP ingest tool's "
+        "kind bible_chapter)"
+    )
+    assert store.sources == {}
 
 
 def test_a_folder_of_chapters_only_read_as_articles_is_an_error_naming_bible(

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from jw_rag.errors import ConfigError, shown_value
-from jw_rag.ingest._source import Loaded, refuse_other_kind, sniff_kind
+from jw_rag.errors import ConfigError, IngestError, shown_value
+from jw_rag.ingest._source import Loaded, carries_verse_ids, refuse_other_kind, sniff_kind
 from jw_rag.ingest.article import parse_article_bytes
 from jw_rag.ingest.bible import parse_bible_bytes
 from jw_rag.ingest.epub import parse_epub_bytes
@@ -140,6 +140,18 @@ def _html(parse: Callable[[Loaded], Document]) -> Callable[[Loaded], Document]:
     return read
 
 
+def _article(loaded: Loaded) -> Document:
+    """An article page; a Bible chapter page (wol verse ids) is refused, naming
+    the kind that reads it verse by verse, rather than stored as prose."""
+    if carries_verse_ids(loaded.data):
+        raise IngestError(
+            f"{loaded.name} is a Bible chapter page (it carries wol verse ids), not an "
+            "article; ingest it as bible (`jw rag ingest bible ...`, or the MCP ingest "
+            "tool's kind bible_chapter)"
+        )
+    return parse_article_bytes(loaded)
+
+
 def _epub(loaded: Loaded, source_id: str | None) -> list[Document]:
     base = None if source_id is None else check_source_id(source_id)
     return parse_epub_bytes(loaded, base_id=base)
@@ -167,7 +179,7 @@ SOURCE_KINDS: tuple[SourceKind, ...] = (
     SourceKind(
         "article", "An HTML article (wol page, saved file or URL).",
         "soul.html --chunker semantic:target_chars=800", "HTML", _ONE, _NAMED,
-        _HTML_EXTENSIONS, read_bytes=_single(_html(parse_article_bytes)),
+        _HTML_EXTENSIONS, read_bytes=_single(_html(_article)),
     ),
     SourceKind(
         "bible", "A Bible chapter page (stored verse by verse).",
