@@ -104,6 +104,10 @@ def test_the_left_out_note_stays_bounded_and_folders_of_nothing_are_one_line_err
     (root / "pictures" / "a.jpg").write_bytes(b"")
     (root / "chapters").mkdir()
     shutil.copy(FIXTURES / "john-3.html", root / "chapters" / "john-3.html")
+    odd = root / "saved\npages\x1b[2J"
+    odd.mkdir()
+    shutil.copy(FIXTURES / "article_en.html", odd / "garden.html")
+    (odd / "photo.jpg").write_bytes(b"")
 
     async def scenario() -> None:
         async with connect(tmp_path, "--root", str(root)) as c:
@@ -120,11 +124,44 @@ def test_the_left_out_note_stays_bounded_and_folders_of_nothing_are_one_line_err
                 error, texts, _ = await _texts(c, kind="article", source=name)
                 assert error and len(texts) == 1 and "\n" not in texts[0], name
                 assert f"{root / folder}: no supported files" in texts[0]
+            texts, structured = await _stored(c, "article", odd.name)
+            shown = repr(str(odd))
+            assert texts[-1] == (
+                f"warning: {shown}: left out 1 file of a type no kind reads (1 .jpg)"
+            )
+            assert structured["left_out"][0]["folder"] == shown
             error, texts, _ = await _texts(c, kind="article", source="chapters")
             assert error and texts[0].endswith(
                 "nothing to read as article, left out 1 Bible chapter page (john-3.html); "
                 "ingest the folder again as bible (bible_chapter in the MCP ingest tool) to "
                 "store them"
             )
+
+    anyio.run(scenario)
+
+
+def test_a_file_name_that_is_not_utf8_is_a_one_line_error_not_a_silent_call(
+    tmp_path: Path,
+) -> None:
+    """A folder holding a file whose name is not UTF-8 is refused (no store keeps
+    such an id); the refusal quoted the raw name, which no JSON answer can carry,
+    so the server could not send it and the call never ended."""
+    root = tmp_path / "docs"
+    lib = root / "lib"
+    lib.mkdir(parents=True)
+    shutil.copy(FIXTURES / "article_en.html", lib / "good.html")
+    shutil.copy(
+        FIXTURES / "article_en.html", lib / b"bad-\xff.html".decode("utf-8", "surrogateescape")
+    )
+
+    async def scenario() -> None:
+        async with connect(tmp_path, "--root", str(root)) as c:
+            with anyio.fail_after(30):
+                error, texts, _ = await _texts(c, kind="article", source="lib")
+            assert error and texts == [
+                f"Error executing tool ingest: {lib}/bad-\\udcff.html: the path is not UTF-8, "
+                "which no store can keep as the source's id or origin: rename the file (or copy "
+                "it) to a UTF-8 name"
+            ]
 
     anyio.run(scenario)

@@ -97,7 +97,7 @@ def _left_out(left: LeftOut) -> dict[str, Any]:
     groups = [
         {**asdict(g), "kind": None if g.kind is None else _public(g.kind)} for g in left.groups
     ]
-    return {"folder": left.folder, "files": left.files, "groups": groups}
+    return {"folder": left.shown_folder, "files": left.files, "groups": groups}
 
 
 def _answer(done: list[IngestResult], left: list[LeftOut]) -> CallToolResult:

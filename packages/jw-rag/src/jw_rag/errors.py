@@ -193,11 +193,22 @@ def _cut_quote(match: re.Match[str]) -> str:
     return f"{text[0]}{kept}...{text[0]} ({total:,} characters)"
 
 
+def _escape_surrogates(line: str) -> str:
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return line
+
+
 def capped_line(line: str) -> str:
     """``line`` with each quoted value longer than :data:`QUOTED_CHARS` cut
     (``...`` and its length mark the cut), and a line still longer than
     :data:`LINE_CHARS` cut in the middle: what the ``jw`` command and the MCP
-    server print of any error or warning (:func:`error_line` applies it)."""
+    server print of any error or warning (:func:`error_line` applies it). A
+    lone surrogate (a byte of a file name that is not UTF-8) is written as its
+    escape, ``\\udcff``: no terminal, log or JSON answer can carry it raw."""
+    line = _escape_surrogates(line)
     if len(line) <= QUOTED_CHARS:
         return line
     line = _QUOTED.sub(_cut_quote, line)

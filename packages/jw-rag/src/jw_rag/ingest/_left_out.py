@@ -89,7 +89,12 @@ class LeftOut:
     def line(self, kind_name: Callable[[str], str] = str) -> str:
         """One line naming the folder, what was left out and which kinds read
         it (``kind_name`` spells a kind as the reader's front end does)."""
-        return f"{self.folder}: {self.said(kind_name)}"
+        return f"{self.shown_folder}: {self.said(kind_name)}"
+
+    @property
+    def shown_folder(self) -> str:
+        """The folder as the line names it: escaped when it holds anything unprintable."""
+        return self.folder if self.folder.isprintable() else repr(self.folder)
 
     def said(self, kind_name: Callable[[str], str] = str) -> str:
         """:meth:`line` without the folder."""
