@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+
+from jw_rag.ingest.kinds import kind_names
 
 __all__ = [
     "NAMED_FILES",
@@ -81,8 +82,6 @@ class LeftOut:
     @property
     def kinds(self) -> tuple[str, ...]:
         """The kinds that read some of the files, in the order of the kinds' table."""
-        from jw_rag.ingest.kinds import kind_names  # the kinds' readers import the loader
-
         wanted = {g.kind for g in self.groups if g.kind is not None}
         return tuple(k for k in kind_names() if k in wanted)
 
@@ -170,9 +169,9 @@ def type_groups(
     )
     groups = [_group(root, t, by_type[t], kind_of(t)) for t in known]
     groups += [_group(root, t, by_type[t], None) for t in unknown[:NAMED_TYPES]]
-    rest = Counter({t: len(by_type[t]) for t in unknown[NAMED_TYPES:]})
+    rest = sum(len(by_type[t]) for t in unknown[NAMED_TYPES:])
     if rest:
-        groups.append(LeftOutGroup("other types", sum(rest.values()), None))
+        groups.append(LeftOutGroup("other types", rest, None))
     return groups
 
 
