@@ -72,7 +72,14 @@ from jw_core.sentences import split_sentences
 from jw_rag._lines import line_breaks
 from jw_rag.chunk_ids import link_in_order, linked_in_order, span_id
 from jw_rag.errors import ConfigError
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
+from jw_rag.model import (
+    MAX_PREFIX_WEIGHT,
+    PARAGRAPH_SEPARATOR,
+    Chunk,
+    Paragraph,
+    Span,
+    rebuild_text,
+)
 
 __all__ = ["ARGUED_MERGES", "DEFAULT_UNITS", "NO_UNITS", "UnitRules", "iter_passages", "passages"]
 
@@ -95,6 +102,10 @@ class UnitRules:
     pooled_windows: bool = True
     #: A second, wider window size indexed beside ``window_chars`` (0: none).
     wide_window_chars: int = 3000
+    #: How much of the title and heading path's vector is mixed into each
+    #: unit's (:mod:`jw_rag.store._pooling`); 0 embeds them with every unit's
+    #: text instead, one longer text per unit.
+    prefix_weight: float = 0.3
 
     def __post_init__(self) -> None:
         for name in (
@@ -103,6 +114,14 @@ class UnitRules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
+        weight = self.prefix_weight
+        if (
+            isinstance(weight, bool) or not isinstance(weight, int | float)
+            or not 0 <= weight <= MAX_PREFIX_WEIGHT
+        ):  # fmt: skip
+            raise ConfigError(
+                f"prefix_weight must be a number from 0 to {MAX_PREFIX_WEIGHT:g}, got {weight!r}"
+            )
         if not isinstance(self.pooled_windows, bool):
             raise ConfigError(f"pooled_windows must be True or False, got {self.pooled_windows!r}")
         if self.passage_chars and self.split_above < self.passage_chars:
@@ -129,12 +148,14 @@ class UnitRules:
         """A short stable string naming these rules (part of the stored content hash)."""
         values = asdict(self)
         values["pooled_windows"] = int(values["pooled_windows"])
-        return "u" + ".".join(str(values[k]) for k in sorted(values))
+        weight = values.pop("prefix_weight")  # 0: embedded with the text, as before it existed
+        named = "u" + ".".join(str(values[k]) for k in sorted(values))
+        return f"{named}.t{weight:g}" if weight else named
 
 
 DEFAULT_UNITS = UnitRules()
 #: The chunks as the chunker made them, with windows of the default size.
-NO_UNITS = UnitRules(passage_chars=0, split_above=0, group_below=0)
+NO_UNITS = UnitRules(passage_chars=0, split_above=0, group_below=0, prefix_weight=0)
 
 _Atom = tuple[int, int, int]  # (paragraph, start, end): a piece of text never cut inside
 
