@@ -158,22 +158,29 @@ def _doc(title: str = "On Property") -> Document:
     return Document("essay", paras, title=title, language="en")
 
 
-def test_ingest_mixes_the_title_by_default_and_not_as_made(tmp_path: Path) -> None:
-    assert DEFAULT_UNITS.prefix_weight == 0.3 and NO_UNITS.prefix_weight == 0
+def test_ingest_embeds_the_title_with_each_unit_unless_given_a_weight(tmp_path: Path) -> None:
+    assert DEFAULT_UNITS.prefix_weight == 0 and NO_UNITS.prefix_weight == 0
     embedder = RecordingEmbedder()
     store = SQLiteStore(tmp_path / "s.sqlite", embedder)
     try:
         ingest_documents(store, [_doc()])
+        assert embedder.texts and all(t.startswith("On Property\n") for t in embedder.texts)
+        embedder.calls.clear()
+        (mixed,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0.3))
+        # other vectors: the source is embedded again, its title once
+        assert not mixed.skipped
         assert embedder.texts.count("On Property") == 1
         assert not any(t.startswith("On Property\n") for t in embedder.texts)
         embedder.calls.clear()
-        (again,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0))
-        # other vectors: the source is embedded again, the title with every unit
-        assert not again.skipped
-        assert embedder.texts and all(t.startswith("On Property\n") for t in embedder.texts)
-        embedder.calls.clear()
-        (same,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0))
+        (same,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0.3))
         assert same.skipped and not embedder.calls
+        for units in (
+            NO_UNITS,
+            UnitRules(passage_chars=0, split_above=0, group_below=0, prefix_weight=1),
+        ):
+            embedder.calls.clear()
+            (as_made,) = ingest_documents(store, [_doc()], units=units)
+            assert not as_made.skipped and embedder.calls  # the chunks as made, each weight apart
     finally:
         store.close()
 

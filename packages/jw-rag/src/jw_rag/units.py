@@ -103,9 +103,10 @@ class UnitRules:
     #: A second, wider window size indexed beside ``window_chars`` (0: none).
     wide_window_chars: int = 3000
     #: How much of the title and heading path's vector is mixed into each
-    #: unit's (:mod:`jw_rag.store._pooling`); 0 embeds them with every unit's
-    #: text instead, one longer text per unit.
-    prefix_weight: float = 0.3
+    #: unit's (:mod:`jw_rag.store._pooling`): each unit is embedded without
+    #: them, and they once per source. 0 (the default) embeds them with every
+    #: unit's text, one longer text per unit (module docstring: the trade).
+    prefix_weight: float = 0.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -155,7 +156,7 @@ class UnitRules:
 
 DEFAULT_UNITS = UnitRules()
 #: The chunks as the chunker made them, with windows of the default size.
-NO_UNITS = UnitRules(passage_chars=0, split_above=0, group_below=0, prefix_weight=0)
+NO_UNITS = UnitRules(passage_chars=0, split_above=0, group_below=0)
 
 _Atom = tuple[int, int, int]  # (paragraph, start, end): a piece of text never cut inside
 
