@@ -27,11 +27,14 @@ memory is the process's maximum resident set.
     uv run --frozen python benchmarks/ingest_throughput.py --embedder e5 --json out.json
     uv run --frozen python benchmarks/ingest_throughput.py --embedder fake --limit 3
     uv run --frozen python benchmarks/ingest_throughput.py --compare
+    uv run --frozen python benchmarks/ingest_throughput.py --prefix-weight 0.3
 
 ``--compare`` measures, in one run, the pipeline before retrieval units (the
 chunks as made, windows embedded as text: ``jw_rag.units.NO_UNITS``) and then
 the shipped default, and prints texts sent to the model per paragraph and the
-share of the raw rate for both, with their ratios.
+share of the raw rate for both, with their ratios. ``--prefix-weight W``
+measures the default with the title mixed into each unit's vector at weight
+``W`` instead of embedded with every unit (:attr:`jw_rag.units.UnitRules.prefix_weight`).
 """
 
 from __future__ import annotations
@@ -260,6 +263,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
     parser.add_argument(
         "--compare", action="store_true", help="measure the pipeline before units first"
     )
+    parser.add_argument(
+        "--prefix-weight",
+        type=float,
+        default=None,
+        help="mix the title into each unit's vector at this weight (UnitRules.prefix_weight)",
+    )
     args = parser.parse_args(argv)
     data = args.data or (ARGUMENT if ARGUMENT.is_dir() else BUNDLED)
     if not data.exists():
@@ -274,7 +283,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any] | None:
         before = summarise(docs, measure(docs, args.embedder, args.queries, NO_UNITS, args.repeat))
         report(before)
         print("shipped default:")
-    result = summarise(docs, measure(docs, args.embedder, args.queries, repeat=args.repeat))
+    units = None
+    if args.prefix_weight is not None:
+        from dataclasses import replace
+
+        from jw_rag.defaults import DEFAULT_PIPELINE
+        from jw_rag.errors import ConfigError
+
+        try:
+            units = replace(DEFAULT_PIPELINE.units, prefix_weight=args.prefix_weight)
+        except ConfigError as exc:
+            parser.error(str(exc))
+    result = summarise(docs, measure(docs, args.embedder, args.queries, units, args.repeat))
     result["data"] = str(data)
     report(result)
     if before is not None:

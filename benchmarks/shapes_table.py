@@ -47,11 +47,11 @@ def _cell(lift: dict[str, Any] | None) -> str:
     return f"{lift['lift']:+.1%} [{low:+.1%}, {high:+.1%}]"
 
 
-def rows(report: dict[str, Any], name: str, shape: str) -> list[str]:
+def rows(report: dict[str, Any], name: str, shape: str, ours: tuple[str, ...] = OURS) -> list[str]:
     """Markdown rows of one run: each of our variants per language."""
     out = []
     by_name = {v["name"]: v for v in report["variants"]}
-    for variant in OURS:
+    for variant in ours:
         summary = by_name.get(variant)
         if summary is None:
             continue
@@ -64,7 +64,9 @@ def rows(report: dict[str, Any], name: str, shape: str) -> list[str]:
                 peer = f"{best['value']:.3f} ({best['peer']})" if best else "–"
                 cells += [f"{value:.3f}", peer, _cell(lift)]
             out.append(
-                f"| {name} | {shape} | {LABELS[variant]} | {lang} | " + " | ".join(cells) + " |"
+                f"| {name} | {shape} | {LABELS.get(variant, variant)} | {lang} | "
+                + " | ".join(cells)
+                + " |"
             )
     return out
 
@@ -85,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         default="argument,argument-long,xquad-en,xquad-es,faquad",
         help="sets also run in every shape (the others only as they are)",
     )
+    parser.add_argument(
+        "--extra",
+        default="",
+        help="more of our variants, comma-separated (e.g. paragraph:prefix=0)",
+    )
     parser.add_argument("--out", type=Path, default=Path("shapes-table.md"))
     parser.add_argument("--json-dir", type=Path, default=None, help="keep each run's JSON report")
     args = parser.parse_args(argv)
@@ -96,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown set {unknown[0]!r}: use {', '.join(SETS)}")
     if not args.data.is_dir():
         parser.error(f"{args.data} is not a folder: give --data with the shared bench sets")
+    ours = OURS + tuple(v for v in args.extra.split(",") if v)
     args.out.write_text(HEADER + "\n", "utf-8")
     for name in sets:
         for shape in shapes:
@@ -103,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             started = time.perf_counter()
             options = BenchOptions(
-                variants=",".join(OURS),
+                variants=",".join(ours),
                 dataset=args.data / SETS[name],
                 shape=None if shape == "none" else shape,
             )
@@ -112,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.json_dir.mkdir(parents=True, exist_ok=True)
                 (args.json_dir / f"{name}.{shape}.json").write_text(json.dumps(report), "utf-8")
             with args.out.open("a", encoding="utf-8") as out:
-                out.write("\n".join(rows(report, name, shape)) + "\n")
+                out.write("\n".join(rows(report, name, shape, ours)) + "\n")
             print(f"{name} {shape}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     return 0
 

@@ -197,7 +197,8 @@ def test_an_unknown_variant_option_also_names_the_variant_options(variant: str) 
     assert line.endswith(
         "; a variant also takes reach (chunks each way a delivery adds), window_chars (window "
         "units' size in characters, 0: none), units=off, passage_chars, split_above, "
-        "group_below, pooled, wide"
+        "group_below, pooled, wide, prefix (the title's weight in each unit's vector, 0: "
+        "embedded with its text)"
     )
 
 

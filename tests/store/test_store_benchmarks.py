@@ -85,3 +85,16 @@ def test_ingest_throughput_bench_refuses_no_repeat() -> None:
         _load("ingest_throughput").main(
             ["--embedder", "fake", "--data", str(BUNDLED / "en"), "--limit", "1", "--repeat", "0"]
         )
+
+
+def test_ingest_throughput_bench_mixes_the_title_when_asked() -> None:
+    common = ["--embedder", "fake", "--data", str(BUNDLED / "en"), "--limit", "2", "--queries", "2"]
+    joint = _load("ingest_throughput").main(common)
+    mixed = _load("ingest_throughput").main([*common, "--prefix-weight", "0.3"])
+    assert joint is not None and mixed is not None
+    # each unit's text without its title and heading path, each of those once:
+    # fewer characters, a few more (short) texts
+    assert joint["texts"] < mixed["texts"] < 2 * joint["texts"]
+    assert mixed["text_chars"] < joint["text_chars"]
+    with pytest.raises(SystemExit):
+        _load("ingest_throughput").main([*common, "--prefix-weight", "-1"])

@@ -16,6 +16,7 @@ from typing import Any
 __all__ = [
     "PARAGRAPH_SEPARATOR",
     "EXTRA_UNIT_KEY",
+    "MAX_PREFIX_WEIGHT",
     "Chunk",
     "Document",
     "Paragraph",
@@ -34,6 +35,10 @@ __all__ = [
 #: not read the kind: it keeps it as the row's chunker and counts the rows of
 #: each kind apart from the chunks (``Store.stats()["extra_units"]``).
 EXTRA_UNIT_KEY = "extra_unit"
+
+#: The largest ``metadata["prefix_weight"]`` (how much of a chunk's title and
+#: heading path vector is mixed into its own; ``jw_rag.store._pooling``).
+MAX_PREFIX_WEIGHT = 10.0
 
 #: Text placed between two paragraphs inside one chunk.
 PARAGRAPH_SEPARATOR = "\n\n"

@@ -77,7 +77,7 @@ from jw_rag.errors import ConfigError, StaleIndexError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.segments import best_run, run_values
-from jw_rag.store import embed_text
+from jw_rag.store._pooling import embed_chunks
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.windows import members
 
@@ -431,7 +431,7 @@ def _similarities(store: Store, query: str, chunks: Sequence[Chunk]) -> dict[str
     vectors = dict(store.vectors(list(by_id)))
     missing = [c for i, c in by_id.items() if i not in vectors]
     if missing:
-        fresh = embedder.embed([embed_text(c) for c in missing])
+        fresh = embed_chunks(missing, embedder.embed)
         vectors.update(zip((c.id for c in missing), fresh, strict=True))
     known = store.query_vector(query)  # the search's own vector: no second embedding
     if known is None:

@@ -42,6 +42,17 @@ texts to the model, keeps the mean lift over the best peer (+7.1% against
 the ``joined`` FaQuAD and XQuAD-es cells at 2,000 characters above the peer
 (docs/results.md, "Passages from 1,000 characters").
 
+Every unit is embedded with its title and heading path (``embed_prefix``):
+that is most of the extra model time above. ``prefix_weight`` > 0 embeds
+each unit without them and mixes their vector, embedded once per source,
+into the unit's at that weight (:mod:`jw_rag.store._pooling`): at 0.3 the
+model time per paragraph falls to 1.02 times one text per paragraph and a
+cold ingest reaches 88-90% of the model's raw rate in paragraphs (78-82%
+with the title in every unit), with NDCG level on average over the shared
+sets but 1.1-1.3 points lower on FaQuAD and Chroma, whose few long
+documents give thousands of units one title (docs/results.md, "The title
+mixed into each unit's vector"). The default stays 0.
+
 Every unit keeps exact provenance: its ``span`` designates its text in the
 source (``rebuild_text(paragraphs, span) == unit.text``), ``para_ids`` lists
 the source ids of the paragraphs it covers, and ``prev_id``/``next_id`` link
@@ -72,7 +83,14 @@ from jw_core.sentences import split_sentences
 from jw_rag._lines import line_breaks
 from jw_rag.chunk_ids import link_in_order, linked_in_order, span_id
 from jw_rag.errors import ConfigError
-from jw_rag.model import PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
+from jw_rag.model import (
+    MAX_PREFIX_WEIGHT,
+    PARAGRAPH_SEPARATOR,
+    Chunk,
+    Paragraph,
+    Span,
+    rebuild_text,
+)
 
 __all__ = ["ARGUED_MERGES", "DEFAULT_UNITS", "NO_UNITS", "UnitRules", "iter_passages", "passages"]
 
@@ -95,6 +113,11 @@ class UnitRules:
     pooled_windows: bool = True
     #: A second, wider window size indexed beside ``window_chars`` (0: none).
     wide_window_chars: int = 3000
+    #: How much of the title and heading path's vector is mixed into each
+    #: unit's (:mod:`jw_rag.store._pooling`): each unit is embedded without
+    #: them, and they once per source. 0 (the default) embeds them with every
+    #: unit's text, one longer text per unit (module docstring: the trade).
+    prefix_weight: float = 0.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -103,6 +126,14 @@ class UnitRules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
+        weight = self.prefix_weight
+        if (
+            isinstance(weight, bool) or not isinstance(weight, int | float)
+            or not 0 <= weight <= MAX_PREFIX_WEIGHT
+        ):  # fmt: skip
+            raise ConfigError(
+                f"prefix_weight must be a number from 0 to {MAX_PREFIX_WEIGHT:g}, got {weight!r}"
+            )
         if not isinstance(self.pooled_windows, bool):
             raise ConfigError(f"pooled_windows must be True or False, got {self.pooled_windows!r}")
         if self.passage_chars and self.split_above < self.passage_chars:
@@ -129,7 +160,9 @@ class UnitRules:
         """A short stable string naming these rules (part of the stored content hash)."""
         values = asdict(self)
         values["pooled_windows"] = int(values["pooled_windows"])
-        return "u" + ".".join(str(values[k]) for k in sorted(values))
+        weight = values.pop("prefix_weight")  # 0: embedded with the text, as before it existed
+        named = "u" + ".".join(str(values[k]) for k in sorted(values))
+        return f"{named}.t{weight:g}" if weight else named
 
 
 DEFAULT_UNITS = UnitRules()

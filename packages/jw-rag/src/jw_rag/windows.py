@@ -85,7 +85,7 @@ def _window(
         "prev_id": None,
         "next_id": None,
     }
-    for key in ("heading_path", "embed_prefix", "source_hash"):
+    for key in ("heading_path", "embed_prefix", "prefix_weight", "source_hash"):
         if first.metadata.get(key):
             meta[key] = first.metadata[key]
     if pages:

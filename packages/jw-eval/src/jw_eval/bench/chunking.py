@@ -68,7 +68,7 @@ class VariantChunker:
         if self._chunker is None:
             assert self._peer is not None
             chunks = self._peer_chunks(doc, self._peer(doc.text))
-            add_embed_prefix(chunks, doc.title)
+            add_embed_prefix(chunks, doc.title, self.units.prefix_weight)
             return chunks, []
         as_ingested = Document(doc.doc_id, doc.paragraphs, doc.title, doc.language)
         return chunk_document_with_parents(as_ingested, chunker=self._chunker, units=self.units)

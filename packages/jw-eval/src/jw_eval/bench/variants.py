@@ -12,8 +12,9 @@ variant (``window_chars=0``: none), e.g. ``paragraph:window_chars=0+none``
 option ``reach=N`` sets how many chunks each way the expansion may add. The
 retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
 here too; ``units=off`` indexes the chunks as made, ``passage_chars``,
-``split_above``, ``group_below`` and ``wide`` (characters) and ``pooled``
-(on/off) change the rules for that variant; a size not given follows the
+``split_above``, ``group_below`` and ``wide`` (characters), ``pooled``
+(on/off) and ``prefix`` (the title's weight, 0: embedded with each unit's
+text) change the rules for that variant; a size not given follows the
 passage size, a size given is used as given or refused. A peer is
 run as its library ships it: its chunks only, delivered alone unless the label
 names an expansion.
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError, shown_value
+from jw_rag.model import MAX_PREFIX_WEIGHT
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.retrieve import MAX_REACH
 from jw_rag.units import NO_UNITS, UnitRules
@@ -54,6 +56,7 @@ VARIANT_OPTIONS = (
     "group_below",
     "pooled",
     "wide",
+    "prefix (the title's weight in each unit's vector, 0: embedded with its text)",
 )
 PEERS = ("langchain-recursive", "chonkie-recursive", "chonkie-semantic", "semchunk")
 _DEFAULT_PEER_SIZE = 1500
@@ -160,7 +163,7 @@ def _parse_body(label: str, body: str) -> VariantSpec:
     return VariantSpec(label, name, options, window_chars=window_chars, units=units, reach=reach)
 
 
-_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled", "wide")
+_UNIT_OPTIONS = ("passage_chars", "split_above", "group_below", "pooled", "wide", "prefix")
 
 
 def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
@@ -186,6 +189,7 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
     }  # fmt: skip
     if "pooled" in sizes:
         values["pooled_windows"] = _switch(label, sizes.pop("pooled"))
+    values["prefix_weight"] = _weight(label, sizes.pop("prefix", current.prefix_weight))
     for key, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(
@@ -202,6 +206,20 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
         return UnitRules(**values, window_chars=DEFAULT_PIPELINE.units.window_chars)
     except ConfigError as exc:
         raise ConfigError(f"variant {shown_value(label)}: {exc}") from None
+
+
+def _weight(label: str, value: Any) -> float:
+    """``prefix=`` as a number (0: the title embedded with every unit's text)."""
+    try:
+        weight = float(value)
+    except (TypeError, ValueError):
+        weight = -1.0
+    if isinstance(value, bool) or not 0 <= weight <= MAX_PREFIX_WEIGHT:
+        raise ConfigError(
+            f"variant {shown_value(label)}: prefix takes a weight from 0 to "
+            f"{MAX_PREFIX_WEIGHT:g}, got {shown_value(value)}"
+        )
+    return weight
 
 
 def _switch(label: str, value: Any) -> bool:

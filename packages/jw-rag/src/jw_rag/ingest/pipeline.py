@@ -121,8 +121,11 @@ def _source_metadata(doc: Document, chunker: Chunker) -> dict[str, Any]:
     return meta
 
 
-def add_embed_prefix(chunks: list[Chunk], title: str) -> None:
-    """Set each chunk's ``embed_prefix`` to the title and its heading path (as ingestion does)."""
+def add_embed_prefix(chunks: list[Chunk], title: str, weight: float = 0.0) -> None:
+    """Set each chunk's ``embed_prefix`` to the title and its heading path (as
+    ingestion does), and with a ``weight``, ``prefix_weight``: the prefix's
+    vector is then mixed into the chunk's instead of being embedded with its
+    text (:mod:`jw_rag.store._pooling`)."""
     for c in chunks:
         parts: list[str] = [title] if title else []
         for h in c.metadata.get("heading_path") or ():
@@ -130,6 +133,8 @@ def add_embed_prefix(chunks: list[Chunk], title: str) -> None:
                 parts.append(h)
         if parts:
             c.metadata["embed_prefix"] = " > ".join(parts)
+            if weight:
+                c.metadata["prefix_weight"] = weight
 
 
 def _chunk_units(doc: Document, chunker: Chunker, meta: dict[str, Any]) -> list[Chunk]:
@@ -185,7 +190,7 @@ def chunk_document_with_parents(
     else:
         chunks = passages(resolved.chunk(doc.paragraphs, doc.source_id, metadata=meta),
                           doc.paragraphs, units)  # fmt: skip
-    add_embed_prefix(chunks, doc.title)
+    add_embed_prefix(chunks, doc.title, units.prefix_weight)
     return chunks, parents
 
 
@@ -205,10 +210,13 @@ def _result(
 def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars: int) -> str:
     """The stored content hash: the document and chunker's, plus the unit
     rules (when they split or group), the window size and, with windows, how
-    their vectors are made and the wide size (with the chunks as made too)."""
+    their vectors are made and the wide size (with the chunks as made too), and
+    the prefix weight (:attr:`UnitRules.prefix_weight`, part of the identity)."""
     digest = content_hash(doc, chunker)
     if units.active:
         digest = f"{digest}+{units.identity()}"
+    elif units.prefix_weight:
+        digest = f"{digest}+t{units.prefix_weight}"
     if not window_chars:
         return digest
     digest = f"{digest}+w{window_chars}"
@@ -332,12 +340,13 @@ def _stream(doc: Document, chunker: Chunker, units: UnitRules) -> _Streamed:
     if not any(p.text.strip() for p in doc.paragraphs):
         raise IngestError(f"{doc.source_id}: the document has no text to index")
     raw = chunker.iter_chunks(doc.paragraphs, doc.source_id, metadata=_metadata(doc))  # type: ignore[attr-defined]
-    return _Streamed(doc, chunker, _prefixed(iter_passages(raw, doc.paragraphs, units), doc.title))
+    pieces = iter_passages(raw, doc.paragraphs, units)
+    return _Streamed(doc, chunker, _prefixed(pieces, doc.title, units.prefix_weight))
 
 
-def _prefixed(units: Iterable[Chunk], title: str) -> Iterator[Chunk]:
+def _prefixed(units: Iterable[Chunk], title: str, weight: float) -> Iterator[Chunk]:
     for unit in units:
-        add_embed_prefix([unit], title)
+        add_embed_prefix([unit], title, weight)
         yield unit
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from jw_core import normalize_language
 from jw_rag.errors import ConfigError, StoreError, shown_value
-from jw_rag.model import EXTRA_UNIT_KEY, Chunk
+from jw_rag.model import EXTRA_UNIT_KEY, MAX_PREFIX_WEIGHT, Chunk
 
 __all__ = [
     "check_id",
@@ -25,6 +25,7 @@ __all__ = [
     "dump_metadata",
     "embed_text",
     "encode_chunks",
+    "prefix_weight",
 ]
 
 
@@ -33,6 +34,35 @@ def embed_text(chunk: Chunk) -> str:
     when the chunk has a non-empty ``metadata["embed_prefix"]``, else its text."""
     prefix = chunk.metadata.get("embed_prefix")
     return f"{prefix}\n{chunk.text}" if prefix else chunk.text
+
+
+def prefix_weight(chunk: Chunk) -> float:
+    """The weight at which the chunk's ``embed_prefix`` is mixed into its
+    vector (:mod:`jw_rag.store._pooling`); 0 when it has no prefix or no weight
+    (the prefix is then embedded with the text)."""
+    weight = chunk.metadata.get("prefix_weight")
+    if not weight or not chunk.metadata.get("embed_prefix"):
+        return 0.0
+    return float(weight)
+
+
+def _check_prefix_weight(chunk: Chunk) -> None:
+    weight = chunk.metadata.get("prefix_weight")
+    if weight is None:
+        return
+    number = isinstance(weight, int | float) and not isinstance(weight, bool)
+    if not number or not 0 <= weight <= MAX_PREFIX_WEIGHT:  # NaN fails both comparisons
+        raise ConfigError(
+            f"chunk {shown_value(chunk.id)}: metadata['prefix_weight'] is {shown_value(weight)}; "
+            f"it is a number from 0 to {MAX_PREFIX_WEIGHT:g} (how much of the embed_prefix's "
+            "vector is mixed into the chunk's), or absent"
+        )
+    prefix = chunk.metadata.get("embed_prefix")
+    if weight and prefix is not None and not isinstance(prefix, str):
+        raise ConfigError(
+            f"chunk {shown_value(chunk.id)}: metadata['embed_prefix'] must be a string, "
+            f"got {type(prefix).__name__}"
+        )
 
 
 def dump_metadata(chunk: Chunk) -> str:
@@ -153,6 +183,7 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
             f"chunk {chunk.id!r}: metadata[{EXTRA_UNIT_KEY!r}] is {repr(unit)[:40]}; a unit "
             "kind is a name of 1 to 40 letters, digits, '_' or '-' (like 'window'), or absent"
         )
+    _check_prefix_weight(chunk)
     if _has_nul((chunk.id, chunk.source_id, chunk.text, chunk.metadata)):
         raise StoreError(
             f"{what} {chunk.id!r} contains a NUL character (\\x00), which no store keeps: "

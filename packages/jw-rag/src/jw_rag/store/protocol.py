@@ -61,7 +61,12 @@ class Store(Protocol):
 
     The text that gets embedded for a chunk is ``metadata["embed_prefix"] +
     "\\n" + text`` when the chunk has an ``embed_prefix`` (e.g. its heading
-    path), else its text; the stored text is always ``chunk.text``.
+    path), else its text; the stored text is always ``chunk.text``. A chunk
+    that also has ``metadata["prefix_weight"]`` *w* (0 to 10; ingestion sets
+    it) is embedded without the prefix, and its vector is ``normalise(t + w *
+    p)`` of its text's and its prefix's unit vectors, each distinct prefix
+    embedded once per write (:mod:`jw_rag.store._pooling`). BM25 reads the
+    prefix with the text either way.
 
     A chunk's ``metadata[EXTRA_UNIT_KEY]`` (when set) names the kind of unit it is;
     the store keeps it without reading it, except that ``stats`` counts the
