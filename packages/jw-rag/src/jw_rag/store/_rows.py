@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,14 +127,21 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _has_nul(value: Any) -> bool:
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in ``value`` (a string, or mappings and lists of them), keys too."""
     if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, Mapping):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
-    return False
+        yield value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _has_nul(value: Any) -> bool:
+    return any("\x00" in s for s in _strings(value))
 
 
 def check_id(value: Any, what: str) -> Any:
@@ -189,6 +196,9 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
             f"{what} {chunk.id!r} contains a NUL character (\\x00), which no store keeps: "
             "remove control characters from its text, ids and metadata before storing it"
         )
+    for value in _strings((chunk.text, chunk.metadata)):  # before any model time is spent
+        if not value.isascii():
+            check_text(value, f"{what} {shown_value(chunk.id)}: its text or metadata")
     return chunk
 
 

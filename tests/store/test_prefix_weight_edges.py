@@ -1,0 +1,49 @@
+"""Edges of the mixed-in prefix (:mod:`jw_rag.store._pooling`): text a store
+cannot keep is refused in one line before any model time is spent, and
+nothing already stored is lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from jw_rag.errors import ConfigError
+from jw_rag.ingest import ingest_documents
+from jw_rag.model import Chunk, Document, Paragraph
+
+from .conftest import StoreFactory
+from .store_helpers import CountingEmbedder
+
+
+@pytest.mark.parametrize(
+    ("text", "meta"),
+    [
+        ("Body.", {"embed_prefix": "Ti\udc80tle", "prefix_weight": 0.3}),
+        ("Body.", {"embed_prefix": "Ti\udc80tle"}),
+        ("Bo\ud800dy.", {"embed_prefix": "Title", "prefix_weight": 0.3}),
+        ("Body.", {"heading_path": ["A", "B\udcff"]}),
+    ],
+)
+def test_a_lone_surrogate_is_refused_in_one_line_before_embedding(
+    store_factory: StoreFactory, text: str, meta: dict[str, object]
+) -> None:
+    embedder = CountingEmbedder()
+    store = store_factory(embedder)
+    store.add([Chunk(id="s:0", text="Kept.", source_id="s", metadata={})])
+    embedder.calls = 0
+    bad = Chunk(id="s:1", text=text, source_id="s", metadata=meta)
+    with pytest.raises(ConfigError) as err:
+        store.add([Chunk(id="s:2", text="New.", source_id="s", metadata={}), bad])
+    line = str(err.value)
+    assert "\n" not in line and "'s:1'" in line and "UTF-8" in line
+    assert not embedder.calls  # refused before the model ran
+    assert set(store.vectors(["s:0", "s:1", "s:2"])) == {"s:0"}
+
+
+def test_a_title_with_a_lone_surrogate_is_refused_by_ingestion(
+    store_factory: StoreFactory,
+) -> None:
+    store = store_factory()
+    doc = Document("doc", [Paragraph("Some text here. " * 10)], title="Ti\udc80tle", language="en")
+    with pytest.raises(ConfigError, match="UTF-8"):
+        ingest_documents(store, [doc])
+    assert store.stats()["chunks"] == 0
