@@ -4,11 +4,16 @@ nothing already stored is lost."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import ingest_documents
 from jw_rag.model import Chunk, Document, Paragraph
+from jw_rag.store import SQLiteStore
+from jw_rag.units import DEFAULT_UNITS, NO_UNITS
 
 from .conftest import StoreFactory
 from .store_helpers import CountingEmbedder
@@ -47,3 +52,25 @@ def test_a_title_with_a_lone_surrogate_is_refused_by_ingestion(
     with pytest.raises(ConfigError, match="UTF-8"):
         ingest_documents(store, [doc])
     assert store.stats()["chunks"] == 0
+
+
+def _essay() -> Document:
+    paras = [Paragraph(f"Paragraph {i} argues a point. " + "It goes on. " * 20) for i in range(4)]
+    return Document("essay", paras, title="On Property", language="en")
+
+
+@pytest.mark.parametrize("units_on", [True, False])
+def test_every_weight_is_its_own_stored_identity_and_an_int_is_its_float(
+    tmp_path: Path, units_on: bool
+) -> None:
+    base = DEFAULT_UNITS if units_on else NO_UNITS
+    store = SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder())
+    try:
+        ingest_documents(store, [_essay()], units=replace(base, prefix_weight=0.3))
+        (other,) = ingest_documents(store, [_essay()], units=replace(base, prefix_weight=0.3000001))
+        assert not other.skipped  # other vectors: not taken for the stored ones
+        ingest_documents(store, [_essay()], units=replace(base, prefix_weight=1))
+        (same,) = ingest_documents(store, [_essay()], units=replace(base, prefix_weight=1.0))
+        assert same.skipped  # the same vectors: not embedded again
+    finally:
+        store.close()

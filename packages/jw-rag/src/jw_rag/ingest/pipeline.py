@@ -219,7 +219,7 @@ def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars
     if units.active:
         digest = f"{digest}+{units.identity()}"
     elif units.prefix_weight:
-        digest = f"{digest}+t{units.prefix_weight}"
+        digest = f"{digest}+{units.prefix_identity()}"
     if not window_chars:
         return digest
     digest = f"{digest}+w{window_chars}"
