@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from jw_eval.bench.variants import parse_variant
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import ingest_documents
 from jw_rag.model import Chunk, Document, Paragraph
@@ -74,3 +75,14 @@ def test_every_weight_is_its_own_stored_identity_and_an_int_is_its_float(
         assert same.skipped  # the same vectors: not embedded again
     finally:
         store.close()
+
+
+def test_the_bench_takes_a_prefix_weight_with_units_off() -> None:
+    # the title's weight is how it is embedded, no unit size: it goes with units=off
+    spec = parse_variant("paragraph:units=off,prefix=0.5")
+    assert spec.units == replace(NO_UNITS, prefix_weight=0.5)
+    assert parse_variant("paragraph:units=off").units == NO_UNITS
+    with pytest.raises(ConfigError, match="contradict"):
+        parse_variant("paragraph:units=off,prefix=0.5,passage_chars=300")
+    with pytest.raises(ConfigError, match="prefix takes a weight from 0 to 10"):
+        parse_variant("paragraph:units=off,prefix=nan")
