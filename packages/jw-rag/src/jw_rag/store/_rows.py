@@ -30,8 +30,10 @@ __all__ = [
 
 
 def embed_text(chunk: Chunk) -> str:
-    """What gets embedded (and indexed for BM25): ``embed_prefix + "\\n" + text``
-    when the chunk has a non-empty ``metadata["embed_prefix"]``, else its text."""
+    """What gets indexed for BM25, and embedded for a chunk without a
+    ``prefix_weight``: ``embed_prefix + "\\n" + text`` when the chunk has a
+    non-empty ``metadata["embed_prefix"]``, else its text. The vectors of any
+    chunks are :func:`jw_rag.store.embed_chunks`'s."""
     prefix = chunk.metadata.get("embed_prefix")
     return f"{prefix}\n{chunk.text}" if prefix else chunk.text
 
