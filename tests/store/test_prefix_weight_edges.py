@@ -86,3 +86,19 @@ def test_the_bench_takes_a_prefix_weight_with_units_off() -> None:
         parse_variant("paragraph:units=off,prefix=0.5,passage_chars=300")
     with pytest.raises(ConfigError, match="prefix takes a weight from 0 to 10"):
         parse_variant("paragraph:units=off,prefix=nan")
+
+
+@pytest.mark.parametrize("prefix", ["   ", "\n", "\t \u3000"])
+def test_a_blank_prefix_is_not_mixed_in(tmp_path: Path, prefix: str) -> None:
+    embedder = CountingEmbedder(dim=16)
+    sent: list[str] = []
+    inner = embedder.embed
+    embedder.embed = lambda texts: sent.extend(texts) or inner(texts)  # type: ignore[method-assign]
+    store = SQLiteStore(tmp_path / "s.sqlite", embedder)
+    try:
+        meta = {"embed_prefix": prefix, "prefix_weight": 0.3}
+        store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
+        # no vector of blank text is mixed in: the chunk is embedded as before the weight
+        assert sent == [f"{prefix}\nBody."]
+    finally:
+        store.close()

@@ -41,9 +41,11 @@ def embed_text(chunk: Chunk) -> str:
 def prefix_weight(chunk: Chunk) -> float:
     """The weight at which the chunk's ``embed_prefix`` is mixed into its
     vector (:mod:`jw_rag.store._pooling`); 0 when it has no prefix or no weight
-    (the prefix is then embedded with the text)."""
+    (the prefix is then embedded with the text); 0 too for a blank prefix,
+    whose own vector would mix nothing of the title into the chunk's."""
     weight = chunk.metadata.get("prefix_weight")
-    if not weight or not chunk.metadata.get("embed_prefix"):
+    prefix = chunk.metadata.get("embed_prefix")
+    if not weight or not prefix or (isinstance(prefix, str) and not prefix.strip()):
         return 0.0
     return float(weight)
 
