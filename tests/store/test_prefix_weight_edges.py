@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from jw_eval.bench.variants import parse_variant
@@ -100,5 +101,17 @@ def test_a_blank_prefix_is_not_mixed_in(tmp_path: Path, prefix: str) -> None:
         store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
         # no vector of blank text is mixed in: the chunk is embedded as before the weight
         assert sent == [f"{prefix}\nBody."]
+    finally:
+        store.close()
+
+
+def test_a_numpy_weight_is_refused_naming_its_type(tmp_path: Path) -> None:
+    # np.float32(0.3) is within 0 to 10: the line says what it is not (an int or float)
+    store = SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder(dim=16))
+    try:
+        meta = {"embed_prefix": "Title", "prefix_weight": np.float32(0.3)}
+        with pytest.raises(ConfigError) as err:
+            store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
+        assert "(float32); it is an int or float from 0 to 10" in str(err.value)
     finally:
         store.close()

@@ -57,9 +57,9 @@ def _check_prefix_weight(chunk: Chunk) -> None:
     number = isinstance(weight, int | float) and not isinstance(weight, bool)
     if not number or not 0 <= weight <= MAX_PREFIX_WEIGHT:  # NaN fails both comparisons
         raise ConfigError(
-            f"chunk {shown_value(chunk.id)}: metadata['prefix_weight'] is {shown_value(weight)}; "
-            f"it is a number from 0 to {MAX_PREFIX_WEIGHT:g} (how much of the embed_prefix's "
-            "vector is mixed into the chunk's), or absent"
+            f"chunk {shown_value(chunk.id)}: metadata['prefix_weight'] is {shown_value(weight)} "
+            f"({type(weight).__name__}); it is an int or float from 0 to {MAX_PREFIX_WEIGHT:g} "
+            "(how much of the embed_prefix's vector is mixed into the chunk's), or absent"
         )
     prefix = chunk.metadata.get("embed_prefix")
     if weight and prefix is not None and not isinstance(prefix, str):
