@@ -160,9 +160,15 @@ class UnitRules:
         """A short stable string naming these rules (part of the stored content hash)."""
         values = asdict(self)
         values["pooled_windows"] = int(values["pooled_windows"])
-        weight = values.pop("prefix_weight")  # 0: embedded with the text, as before it existed
+        del values["prefix_weight"]
         named = "u" + ".".join(str(values[k]) for k in sorted(values))
-        return f"{named}.t{weight:g}" if weight else named
+        return f"{named}.{self.prefix_identity()}" if self.prefix_weight else named
+
+    def prefix_identity(self) -> str:
+        """The prefix weight as the stored content hash names it: every digit
+        (two weights are two names), an int as its float; "" for 0 (the title
+        embedded with the text, as before the weight existed)."""
+        return f"t{float(self.prefix_weight)!r}" if self.prefix_weight else ""
 
 
 DEFAULT_UNITS = UnitRules()

@@ -11,7 +11,7 @@ variant (``window_chars=0``: none), e.g. ``paragraph:window_chars=0+none``
 (``windows=N``, its old name, works for one release with a warning). The
 option ``reach=N`` sets how many chunks each way the expansion may add. The
 retrieval units ingestion builds from the chunks (:mod:`jw_rag.units`) are built
-here too; ``units=off`` indexes the chunks as made, ``passage_chars``,
+here too; ``units=off`` indexes the chunks as made (``prefix`` still applies), ``passage_chars``,
 ``split_above``, ``group_below`` and ``wide`` (characters), ``pooled``
 (on/off) and ``prefix`` (the title's weight, 0: embedded with each unit's
 text) change the rules for that variant; a size not given follows the
@@ -175,9 +175,12 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
         raise ConfigError(f"variant {shown_value(label)}: units takes only 'off' (set sizes with "
                           f"{', '.join(_UNIT_OPTIONS)})")  # fmt: skip
     if off is not None:
+        weight = sizes.pop("prefix", None)  # how the title is embedded: no unit size
         if sizes:
             raise ConfigError(f"variant {shown_value(label)}: units=off and unit sizes contradict")
-        return NO_UNITS
+        return (
+            NO_UNITS if weight is None else replace(NO_UNITS, prefix_weight=_weight(label, weight))
+        )
     if not sizes:
         return None
     from jw_rag.defaults import DEFAULT_PIPELINE

@@ -100,10 +100,13 @@ def content_hash(doc: Document, chunker: Chunker) -> str:
         "language": doc.language,
         "unit": doc.metadata.get("unit"),
     }
-    h.update(json.dumps(header, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+    # surrogatepass: text no store keeps is refused by the store, in one line
+    h.update(
+        json.dumps(header, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    )
     for p in doc.paragraphs:
         record = [p.text, p.id, p.page, list(p.heading_path), p.kind]
-        h.update(b"\x1e" + json.dumps(record, ensure_ascii=False).encode("utf-8"))
+        h.update(b"\x1e" + json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
@@ -216,7 +219,7 @@ def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars
     if units.active:
         digest = f"{digest}+{units.identity()}"
     elif units.prefix_weight:
-        digest = f"{digest}+t{units.prefix_weight}"
+        digest = f"{digest}+{units.prefix_identity()}"
     if not window_chars:
         return digest
     digest = f"{digest}+w{window_chars}"

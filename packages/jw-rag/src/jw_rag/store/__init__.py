@@ -9,6 +9,7 @@ from jw_rag.store._batch import replace_sources, write_one_at_a_time
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import open_store
+from jw_rag.store._pooling import embed_chunks
 from jw_rag.store._rows import embed_text
 from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite, Store
 from jw_rag.store.sqlite_store import SQLiteStore
@@ -22,6 +23,7 @@ __all__ = [
     "SourceWrite",
     "Store",
     "before_writes",
+    "embed_chunks",
     "embed_text",
     "open_store",
     "reciprocal_rank_fusion",

@@ -15,7 +15,7 @@ yields each window right after its last member, see
 :data:`POOL_MEMORY` members are kept, so memory stays bounded whatever the
 source's size. A window whose members are not all known is embedded as text.
 
-**Mixed-in prefix.** A chunk with an ``embed_prefix`` (its title and heading
+**Mixed-in prefix.** A chunk with a non-blank ``embed_prefix`` (its title and heading
 path) and a ``metadata["prefix_weight"]`` *w* > 0 is embedded without the
 prefix; the prefix is embedded once per write (and the embedding cache keeps
 it across writes), and the chunk's vector is ``normalise(t + w * p)`` of the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +30,10 @@ __all__ = [
 
 
 def embed_text(chunk: Chunk) -> str:
-    """What gets embedded (and indexed for BM25): ``embed_prefix + "\\n" + text``
-    when the chunk has a non-empty ``metadata["embed_prefix"]``, else its text."""
+    """What gets indexed for BM25, and embedded for a chunk without a
+    ``prefix_weight``: ``embed_prefix + "\\n" + text`` when the chunk has a
+    non-empty ``metadata["embed_prefix"]``, else its text. The vectors of any
+    chunks are :func:`jw_rag.store.embed_chunks`'s."""
     prefix = chunk.metadata.get("embed_prefix")
     return f"{prefix}\n{chunk.text}" if prefix else chunk.text
 
@@ -39,9 +41,11 @@ def embed_text(chunk: Chunk) -> str:
 def prefix_weight(chunk: Chunk) -> float:
     """The weight at which the chunk's ``embed_prefix`` is mixed into its
     vector (:mod:`jw_rag.store._pooling`); 0 when it has no prefix or no weight
-    (the prefix is then embedded with the text)."""
+    (the prefix is then embedded with the text); 0 too for a blank prefix,
+    whose own vector would mix nothing of the title into the chunk's."""
     weight = chunk.metadata.get("prefix_weight")
-    if not weight or not chunk.metadata.get("embed_prefix"):
+    prefix = chunk.metadata.get("embed_prefix")
+    if not weight or not prefix or (isinstance(prefix, str) and not prefix.strip()):
         return 0.0
     return float(weight)
 
@@ -53,9 +57,9 @@ def _check_prefix_weight(chunk: Chunk) -> None:
     number = isinstance(weight, int | float) and not isinstance(weight, bool)
     if not number or not 0 <= weight <= MAX_PREFIX_WEIGHT:  # NaN fails both comparisons
         raise ConfigError(
-            f"chunk {shown_value(chunk.id)}: metadata['prefix_weight'] is {shown_value(weight)}; "
-            f"it is a number from 0 to {MAX_PREFIX_WEIGHT:g} (how much of the embed_prefix's "
-            "vector is mixed into the chunk's), or absent"
+            f"chunk {shown_value(chunk.id)}: metadata['prefix_weight'] is {shown_value(weight)} "
+            f"({type(weight).__name__}); it is an int or float from 0 to {MAX_PREFIX_WEIGHT:g} "
+            "(how much of the embed_prefix's vector is mixed into the chunk's), or absent"
         )
     prefix = chunk.metadata.get("embed_prefix")
     if weight and prefix is not None and not isinstance(prefix, str):
@@ -127,14 +131,21 @@ def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _has_nul(value: Any) -> bool:
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in ``value`` (a string, or mappings and lists of them), keys too."""
     if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, Mapping):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(_has_nul(v) for v in value)
-    return False
+        yield value
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _has_nul(value: Any) -> bool:
+    return any("\x00" in s for s in _strings(value))
 
 
 def check_id(value: Any, what: str) -> Any:
@@ -189,6 +200,9 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
             f"{what} {chunk.id!r} contains a NUL character (\\x00), which no store keeps: "
             "remove control characters from its text, ids and metadata before storing it"
         )
+    for value in _strings((chunk.text, chunk.metadata)):  # before any model time is spent
+        if not value.isascii():
+            check_text(value, f"{what} {shown_value(chunk.id)}: its text or metadata")
     return chunk
 
 
