@@ -10,7 +10,7 @@ import typer
 
 from jw_cli.options import choices_metavar, global_options, text_only
 from jw_cli.progress import stderr_progress
-from jw_eval.bench.variants import DEFAULT_PEERS
+from jw_eval.bench.variants import DEFAULT_PEERS, VARIANT_OPTIONS
 from jw_eval.shapes import SHAPES
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
@@ -32,7 +32,10 @@ eval_app.add_typer(datasets_app, name="datasets")
 _Variants = Annotated[
     str,
     typer.Option(
-        help="Comma-separated chunkers (name[:key=val,...][+expansion]) or peers (e.g. semchunk:1500)."
+        help="Comma-separated chunkers (name[:key=val,...][+expansion]) or peers (e.g. "
+        "semchunk:1500). Besides its chunker's options a variant takes "
+        + ", ".join(o.split(" ")[0] for o in VARIANT_OPTIONS)
+        + " (e.g. paragraph:split_above=1100 or paragraph:prefix=0.3)."
     ),
 ]
 _Dataset = Annotated[
