@@ -46,8 +46,8 @@ Every unit is embedded with its title and heading path (``embed_prefix``):
 that is most of the extra model time above. ``prefix_weight`` > 0 embeds
 each unit without them and mixes their vector, embedded once per source,
 into the unit's at that weight (:mod:`jw_rag.store._pooling`): at 0.3 the
-model time per paragraph falls to 1.02 times one text per paragraph and a
-cold ingest reaches 88-90% of the model's raw rate in paragraphs (78-82%
+model time per paragraph falls to 1.00-1.02 times one text per paragraph and a
+cold ingest reaches 87-90% of the model's raw rate in paragraphs (78-82%
 with the title in every unit), with NDCG level on average over the shared
 sets but 1.1-1.3 points lower on FaQuAD and Chroma, whose few long
 documents give thousands of units one title (docs/results.md, "The title
