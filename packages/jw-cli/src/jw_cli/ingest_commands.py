@@ -16,7 +16,9 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
@@ -35,8 +37,10 @@ from jw_cli.progress import stderr_progress
 from jw_rag.ingest import (
     SOURCE_KINDS,
     IngestResult,
+    LeftOut,
     SkippedFile,
     SourceKind,
+    collecting_left_out,
     ingest,
     ingest_documents,
     load_kind,
@@ -88,14 +92,24 @@ def skipped_line(skipped: SkippedFile) -> str:
 
 
 def _report(
-    results: Sequence[IngestResult], as_json: bool, skipped: list[SkippedFile] | None = None
+    results: Sequence[IngestResult],
+    as_json: bool,
+    skipped: list[SkippedFile] | None = None,
+    left_out: Sequence[LeftOut] = (),
 ) -> None:
-    """The stored sources (and with ``--skip-bad`` the files left out), as lines or JSON."""
+    """The stored sources (and with ``--skip-bad`` the files skipped), as lines
+    or JSON; the JSON is a list of sources, or an object with ``sources`` and
+    ``skipped`` (``--skip-bad``) or ``left_out`` (files of a folder no source
+    came from, which the lines give as a ``warning:``)."""
     if as_json:
         rows = [asdict(r) for r in results]
-        out = (
-            rows if skipped is None else {"sources": rows, "skipped": [asdict(s) for s in skipped]}
-        )
+        out: Any = rows
+        if skipped is not None or left_out:
+            out = {"sources": rows}
+            if skipped is not None:
+                out["skipped"] = [asdict(s) for s in skipped]
+            if left_out:
+                out["left_out"] = [x.as_dict() for x in left_out]
         typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
     for r in results:
@@ -167,6 +181,26 @@ def _ingest_source(
     language: str | None,
     flags: _Flags,
 ) -> None:
+    # with --json the files a folder left out also go in the JSON: collected,
+    # then given as the same warning line (before any error line)
+    left: list[LeftOut] = []
+    try:
+        with collecting_left_out() if flags.as_json else nullcontext(left) as left:
+            _store_source(ctx, kind, source, (chunker, store, language), flags, left)
+    finally:
+        for x in left if flags.as_json else ():
+            warnings.warn(x.message, UserWarning, stacklevel=1)
+
+
+def _store_source(
+    ctx: typer.Context,
+    kind: SourceKind,
+    source: str,
+    choices: tuple[str | None, str | None, str | None],
+    flags: _Flags,
+    left_out: Sequence[LeftOut],
+) -> None:
+    chunker, store, language = choices
     opts = global_options(ctx)
     chosen = opts.chunker_for(chunker)
     label = f"{kind.name} {source}"
@@ -194,7 +228,7 @@ def _ingest_source(
     if not results and skipped:
         _report([], False, skipped)
         raise nothing_to_ingest(source, skipped)
-    _report(results, flags.as_json, skipped)
+    _report(results, flags.as_json, skipped, left_out)
 
 
 _SOURCE_HELP = {

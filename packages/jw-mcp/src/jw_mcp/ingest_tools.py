@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Coroutine
-from dataclasses import asdict
 from typing import Annotated, Any, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -93,13 +92,6 @@ def _public(kind: str) -> str:
     return source_kind(kind).public_name
 
 
-def _left_out(left: LeftOut) -> dict[str, Any]:
-    groups = [
-        {**asdict(g), "kind": None if g.kind is None else _public(g.kind)} for g in left.groups
-    ]
-    return {"folder": left.shown_folder, "files": left.files, "groups": groups}
-
-
 def _answer(done: list[IngestResult], left: list[LeftOut]) -> CallToolResult:
     """One text per stored source (as the SDK writes a list), then one
     ``warning:`` line per folder that left files out; the same as structured content."""
@@ -108,7 +100,7 @@ def _answer(done: list[IngestResult], left: list[LeftOut]) -> CallToolResult:
     texts += [f"warning: {capped_line(x.line(_public))}" for x in left]
     structured: dict[str, Any] = {"result": rows}
     if left:
-        structured["left_out"] = [_left_out(x) for x in left]
+        structured["left_out"] = [x.as_dict(_public) for x in left]
     return CallToolResult(
         content=[TextContent(type="text", text=t) for t in texts], structured_content=structured
     )

@@ -23,8 +23,9 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from jw_rag.ingest.kinds import kind_names
 
@@ -124,6 +125,16 @@ class LeftOut:
     def message(self) -> str:
         """:meth:`line` with the library's kind names."""
         return self.line()
+
+    def as_dict(self, kind_name: Callable[[str], str] = str) -> dict[str, Any]:
+        """The folder (as the line names it), how many files and each group, as
+        JSON-ready values (``kind_name`` spells a kind as the front end does)."""
+        groups = [
+            {**asdict(g), "examples": list(g.examples),
+             "kind": None if g.kind is None else kind_name(g.kind)}
+            for g in self.groups
+        ]  # fmt: skip
+        return {"folder": self.shown_folder, "files": self.files, "groups": groups}
 
 
 def _files(n: int, verb: str) -> str:
