@@ -115,3 +115,22 @@ def test_the_mcp_server_caps_what_it_echoes(tmp_path: Path) -> None:
                 ), message
 
     anyio.run(scenario)
+
+
+def test_control_characters_are_shown_escaped() -> None:
+    # an escape sequence or a bell in a value (a folder name, a title) reaches no terminal raw
+    assert capped_line("a\x1b[2Jb\x07c\x7f\x85 tab\tkept") == "a\\x1b[2Jb\\x07c\\x7f\\x85 tab\tkept"
+    assert capped_line("plain é ü ñ — “quoted”") == "plain é ü ñ — “quoted”"
+
+
+def test_a_folder_named_with_an_escape_sequence_is_one_harmless_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "evil\x1b[2Jname"
+    folder.mkdir()
+    (folder / "x.jpg").write_bytes(b"x")
+    assert (
+        main(["--store", str(tmp_path / "s.sqlite"), "rag", "ingest", "markdown", str(folder)]) == 1
+    )
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "evil\\x1b[2Jname" in err and err.count("\n") == 1

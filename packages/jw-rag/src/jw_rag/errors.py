@@ -197,8 +197,13 @@ def _escape_surrogates(line: str) -> str:
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
-        return line.encode("utf-8", "backslashreplace").decode("utf-8")
-    return line
+        line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line)
+
+
+#: Control characters a terminal would act on (escape sequences, bell...): a
+#: line shows them escaped. Tab and line breaks are left to the caller.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def capped_line(line: str) -> str:
@@ -207,7 +212,8 @@ def capped_line(line: str) -> str:
     :data:`LINE_CHARS` cut in the middle: what the ``jw`` command and the MCP
     server print of any error or warning (:func:`error_line` applies it). A
     lone surrogate (a byte of a file name that is not UTF-8) is written as its
-    escape, ``\\udcff``: no terminal, log or JSON answer can carry it raw."""
+    escape, ``\\udcff``, and a control character (an escape sequence's ESC, a
+    bell) as ``\\x1b``: no terminal, log or JSON answer can carry them raw."""
     line = _escape_surrogates(line)
     if len(line) <= QUOTED_CHARS:
         return line
