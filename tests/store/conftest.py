@@ -15,12 +15,11 @@ from tests.store.store_helpers import CountingEmbedder
 StoreFactory = Callable[..., Store]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
-    """``store_factory(embedder=None)`` -> a fresh, empty store of the backend."""
+def _opened(tmp_path: Path, databases: Callable[[], str] | None) -> Iterator[StoreFactory]:
+    """A factory of fresh, empty stores (PostgreSQL when given ``databases``),
+    each closed when the test ends."""
     opened: list[Store] = []
     counter = iter(range(1_000_000))
-    databases = request.getfixturevalue("pg_database") if request.param == "postgres" else None
 
     def make(embedder: object | None = None) -> Store:
         embedder = embedder or CountingEmbedder()
@@ -36,6 +35,19 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
     yield make
     for s in opened:
         s.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """``store_factory(embedder=None)`` -> a fresh, empty store of the backend."""
+    databases = request.getfixturevalue("pg_database") if request.param == "postgres" else None
+    yield from _opened(tmp_path, databases)
+
+
+@pytest.fixture
+def sqlite_factory(tmp_path: Path) -> Iterator[StoreFactory]:
+    """``store_factory`` for a test that needs only SQLite."""
+    yield from _opened(tmp_path, None)
 
 
 @pytest.fixture

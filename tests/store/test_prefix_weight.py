@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import ingest_documents
 from jw_rag.model import Chunk, Document, Paragraph
-from jw_rag.store import SQLiteStore
 from jw_rag.store._pooling import embed_chunks
 from jw_rag.units import DEFAULT_UNITS, NO_UNITS, UnitRules
 
@@ -55,40 +53,31 @@ def _chunk(i: int, text: str, prefix: str | None = "Title", weight: object = 0.3
 def test_the_text_and_the_prefix_are_embedded_apart_and_mixed(store_factory: StoreFactory) -> None:
     embedder = RecordingEmbedder()
     store = store_factory(embedder)
-    try:
-        store.add([_chunk(0, "Body of the unit.")])
-        assert embedder.texts == ["Body of the unit.", "Title"]
-        plain = FakeEmbedder(dim=16)
-        t, p = (
-            np.asarray(v, dtype=np.float32) for v in plain.embed(["Body of the unit.", "Title"])
-        )
-        expected = _unit(_unit(t) + 0.3 * _unit(p))
-        np.testing.assert_allclose(store.vectors(["s:0"])["s:0"], expected, atol=1e-6)
-        # BM25 still reads the prefix with the text
-        assert [h.chunk.id for h in store.search("Title", 5, mode="bm25")] == ["s:0"]
-    finally:
-        store.close()
+    store.add([_chunk(0, "Body of the unit.")])
+    assert embedder.texts == ["Body of the unit.", "Title"]
+    plain = FakeEmbedder(dim=16)
+    t, p = (np.asarray(v, dtype=np.float32) for v in plain.embed(["Body of the unit.", "Title"]))
+    expected = _unit(_unit(t) + 0.3 * _unit(p))
+    np.testing.assert_allclose(store.vectors(["s:0"])["s:0"], expected, atol=1e-6)
+    # BM25 still reads the prefix with the text
+    assert [h.chunk.id for h in store.search("Title", 5, mode="bm25")] == ["s:0"]
 
 
-def test_without_a_weight_the_prefix_is_embedded_with_the_text(tmp_path: Path) -> None:
+def test_without_a_weight_the_prefix_is_embedded_with_the_text(
+    sqlite_factory: StoreFactory,
+) -> None:
     embedder = RecordingEmbedder()
-    store = SQLiteStore(tmp_path / "s.sqlite", embedder)
-    try:
-        store.add([_chunk(0, "Body.", weight=None), _chunk(1, "Other.", weight=0)])
-        assert embedder.texts == ["Title\nBody.", "Title\nOther."]
-    finally:
-        store.close()
+    store = sqlite_factory(embedder)
+    store.add([_chunk(0, "Body.", weight=None), _chunk(1, "Other.", weight=0)])
+    assert embedder.texts == ["Title\nBody.", "Title\nOther."]
 
 
-def test_each_prefix_goes_to_the_model_once_per_write(tmp_path: Path) -> None:
+def test_each_prefix_goes_to_the_model_once_per_write(sqlite_factory: StoreFactory) -> None:
     embedder = RecordingEmbedder()
-    store = SQLiteStore(tmp_path / "s.sqlite", embedder)
-    try:
-        chunks = [_chunk(i, f"Unit {i}.", prefix="A" if i % 2 else "B") for i in range(40)]
-        store.add(chunks)
-        assert sorted(embedder.texts) == sorted([f"Unit {i}." for i in range(40)] + ["A", "B"])
-    finally:
-        store.close()
+    store = sqlite_factory(embedder)
+    chunks = [_chunk(i, f"Unit {i}.", prefix="A" if i % 2 else "B") for i in range(40)]
+    store.add(chunks)
+    assert sorted(embedder.texts) == sorted([f"Unit {i}." for i in range(40)] + ["A", "B"])
 
 
 @pytest.mark.parametrize("weight", ["0.3", -0.1, math.nan, math.inf, True, 10.5, [0.3]])
@@ -96,27 +85,19 @@ def test_a_bad_weight_is_one_line_and_keeps_what_is_stored(
     store_factory: StoreFactory, weight: object
 ) -> None:
     store = store_factory(FakeEmbedder(dim=16))
-    try:
-        store.add([_chunk(0, "Kept.")])
-        with pytest.raises(ConfigError) as err:
-            store.add([_chunk(1, "New."), _chunk(2, "Bad.", weight=weight)])
-        line = str(err.value)
-        assert "\n" not in line and "prefix_weight" in line and "from 0 to 10" in line
-        assert set(store.vectors(["s:0", "s:1", "s:2"])) == {"s:0"}
-    finally:
-        store.close()
+    store.add([_chunk(0, "Kept.")])
+    with pytest.raises(ConfigError) as err:
+        store.add([_chunk(1, "New."), _chunk(2, "Bad.", weight=weight)])
+    line = str(err.value)
+    assert "\n" not in line and "prefix_weight" in line and "from 0 to 10" in line
+    assert set(store.vectors(["s:0", "s:1", "s:2"])) == {"s:0"}
 
 
-def test_a_weight_without_a_string_prefix_is_refused(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
-    try:
-        bad = Chunk(
-            id="s:0", text="x", source_id="s", metadata={"embed_prefix": 3, "prefix_weight": 1}
-        )
-        with pytest.raises(ConfigError, match=r"embed_prefix'\] must be a string"):
-            store.add([bad])
-    finally:
-        store.close()
+def test_a_weight_without_a_string_prefix_is_refused(sqlite_factory: StoreFactory) -> None:
+    store = sqlite_factory(FakeEmbedder(dim=16))
+    bad = Chunk(id="s:0", text="x", source_id="s", metadata={"embed_prefix": 3, "prefix_weight": 1})
+    with pytest.raises(ConfigError, match=r"embed_prefix'\] must be a string"):
+        store.add([bad])
 
 
 @pytest.mark.parametrize("weight", [-1, "0.3", True, math.nan, 11])
@@ -158,31 +139,30 @@ def _doc(title: str = "On Property") -> Document:
     return Document("essay", paras, title=title, language="en")
 
 
-def test_ingest_embeds_the_title_with_each_unit_unless_given_a_weight(tmp_path: Path) -> None:
+def test_ingest_embeds_the_title_with_each_unit_unless_given_a_weight(
+    sqlite_factory: StoreFactory,
+) -> None:
     assert DEFAULT_UNITS.prefix_weight == 0 and NO_UNITS.prefix_weight == 0
     embedder = RecordingEmbedder()
-    store = SQLiteStore(tmp_path / "s.sqlite", embedder)
-    try:
-        ingest_documents(store, [_doc()])
-        assert embedder.texts and all(t.startswith("On Property\n") for t in embedder.texts)
+    store = sqlite_factory(embedder)
+    ingest_documents(store, [_doc()])
+    assert embedder.texts and all(t.startswith("On Property\n") for t in embedder.texts)
+    embedder.calls.clear()
+    (mixed,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0.3))
+    # other vectors: the source is embedded again, its title once
+    assert not mixed.skipped
+    assert embedder.texts.count("On Property") == 1
+    assert not any(t.startswith("On Property\n") for t in embedder.texts)
+    embedder.calls.clear()
+    (same,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0.3))
+    assert same.skipped and not embedder.calls
+    for units in (
+        NO_UNITS,
+        UnitRules(passage_chars=0, split_above=0, group_below=0, prefix_weight=1),
+    ):
         embedder.calls.clear()
-        (mixed,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0.3))
-        # other vectors: the source is embedded again, its title once
-        assert not mixed.skipped
-        assert embedder.texts.count("On Property") == 1
-        assert not any(t.startswith("On Property\n") for t in embedder.texts)
-        embedder.calls.clear()
-        (same,) = ingest_documents(store, [_doc()], units=UnitRules(prefix_weight=0.3))
-        assert same.skipped and not embedder.calls
-        for units in (
-            NO_UNITS,
-            UnitRules(passage_chars=0, split_above=0, group_below=0, prefix_weight=1),
-        ):
-            embedder.calls.clear()
-            (as_made,) = ingest_documents(store, [_doc()], units=units)
-            assert not as_made.skipped and embedder.calls  # the chunks as made, each weight apart
-    finally:
-        store.close()
+        (as_made,) = ingest_documents(store, [_doc()], units=units)
+        assert not as_made.skipped and embedder.calls  # the chunks as made, each weight apart
 
 
 def test_the_bench_takes_a_prefix_weight_per_variant() -> None:

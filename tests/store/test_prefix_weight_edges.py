@@ -5,7 +5,6 @@ nothing already stored is lost."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +13,6 @@ from jw_eval.bench.variants import parse_variant
 from jw_rag.errors import ConfigError
 from jw_rag.ingest import ingest_documents
 from jw_rag.model import Chunk, Document, Paragraph
-from jw_rag.store import SQLiteStore
 from jw_rag.units import DEFAULT_UNITS, NO_UNITS
 
 from .conftest import StoreFactory
@@ -63,19 +61,16 @@ def _essay() -> Document:
 
 @pytest.mark.parametrize("units_on", [True, False])
 def test_every_weight_is_its_own_stored_identity_and_an_int_is_its_float(
-    tmp_path: Path, units_on: bool
+    sqlite_factory: StoreFactory, units_on: bool
 ) -> None:
     base = DEFAULT_UNITS if units_on else NO_UNITS
-    store = SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder())
-    try:
-        ingest_documents(store, [_essay()], units=replace(base, prefix_weight=0.3))
-        (other,) = ingest_documents(store, [_essay()], units=replace(base, prefix_weight=0.3000001))
-        assert not other.skipped  # other vectors: not taken for the stored ones
-        ingest_documents(store, [_essay()], units=replace(base, prefix_weight=1))
-        (same,) = ingest_documents(store, [_essay()], units=replace(base, prefix_weight=1.0))
-        assert same.skipped  # the same vectors: not embedded again
-    finally:
-        store.close()
+    store = sqlite_factory(CountingEmbedder())
+    ingest_documents(store, [_essay()], units=replace(base, prefix_weight=0.3))
+    (other,) = ingest_documents(store, [_essay()], units=replace(base, prefix_weight=0.3000001))
+    assert not other.skipped  # other vectors: not taken for the stored ones
+    ingest_documents(store, [_essay()], units=replace(base, prefix_weight=1))
+    (same,) = ingest_documents(store, [_essay()], units=replace(base, prefix_weight=1.0))
+    assert same.skipped  # the same vectors: not embedded again
 
 
 def test_the_bench_takes_a_prefix_weight_with_units_off() -> None:
@@ -90,28 +85,22 @@ def test_the_bench_takes_a_prefix_weight_with_units_off() -> None:
 
 
 @pytest.mark.parametrize("prefix", ["   ", "\n", "\t \u3000"])
-def test_a_blank_prefix_is_not_mixed_in(tmp_path: Path, prefix: str) -> None:
+def test_a_blank_prefix_is_not_mixed_in(sqlite_factory: StoreFactory, prefix: str) -> None:
     embedder = CountingEmbedder(dim=16)
     sent: list[str] = []
     inner = embedder.embed
     embedder.embed = lambda texts: sent.extend(texts) or inner(texts)  # type: ignore[method-assign]
-    store = SQLiteStore(tmp_path / "s.sqlite", embedder)
-    try:
-        meta = {"embed_prefix": prefix, "prefix_weight": 0.3}
-        store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
-        # no vector of blank text is mixed in: the chunk is embedded as before the weight
-        assert sent == [f"{prefix}\nBody."]
-    finally:
-        store.close()
+    store = sqlite_factory(embedder)
+    meta = {"embed_prefix": prefix, "prefix_weight": 0.3}
+    store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
+    # no vector of blank text is mixed in: the chunk is embedded as before the weight
+    assert sent == [f"{prefix}\nBody."]
 
 
-def test_a_numpy_weight_is_refused_naming_its_type(tmp_path: Path) -> None:
+def test_a_numpy_weight_is_refused_naming_its_type(sqlite_factory: StoreFactory) -> None:
     # np.float32(0.3) is within 0 to 10: the line says what it is not (an int or float)
-    store = SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder(dim=16))
-    try:
-        meta = {"embed_prefix": "Title", "prefix_weight": np.float32(0.3)}
-        with pytest.raises(ConfigError) as err:
-            store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
-        assert "(float32); it is an int or float from 0 to 10" in str(err.value)
-    finally:
-        store.close()
+    store = sqlite_factory(CountingEmbedder(dim=16))
+    meta = {"embed_prefix": "Title", "prefix_weight": np.float32(0.3)}
+    with pytest.raises(ConfigError) as err:
+        store.add([Chunk(id="s:0", text="Body.", source_id="s", metadata=meta)])
+    assert "(float32); it is an int or float from 0 to 10" in str(err.value)
