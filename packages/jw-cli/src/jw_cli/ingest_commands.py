@@ -182,13 +182,14 @@ def _ingest_source(
     flags: _Flags,
 ) -> None:
     # with --json the files a folder left out also go in the JSON: collected,
-    # then given as the same warning line (before any error line)
+    # then given as the same warning line (before any error line); without it
+    # they are warned about as they are found, and the list stays empty
     left: list[LeftOut] = []
     try:
         with collecting_left_out() if flags.as_json else nullcontext(left) as left:
             _store_source(ctx, kind, source, (chunker, store, language), flags, left)
     finally:
-        for x in left if flags.as_json else ():
+        for x in left:
             warnings.warn(x.message, UserWarning, stacklevel=1)
 
 

@@ -193,7 +193,8 @@ def _cut_quote(match: re.Match[str]) -> str:
     return f"{text[0]}{kept}...{text[0]} ({total:,} characters)"
 
 
-def _escape_surrogates(line: str) -> str:
+def _escaped(line: str) -> str:
+    """``line`` with lone surrogates and control characters (:data:`_CONTROL`) as escapes."""
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
@@ -214,7 +215,7 @@ def capped_line(line: str) -> str:
     lone surrogate (a byte of a file name that is not UTF-8) is written as its
     escape, ``\\udcff``, and a control character (an escape sequence's ESC, a
     bell) as ``\\x1b``: no terminal, log or JSON answer can carry them raw."""
-    line = _escape_surrogates(line)
+    line = _escaped(line)
     if len(line) <= QUOTED_CHARS:
         return line
     line = _QUOTED.sub(_cut_quote, line)

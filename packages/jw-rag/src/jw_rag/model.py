@@ -17,6 +17,7 @@ __all__ = [
     "PARAGRAPH_SEPARATOR",
     "EXTRA_UNIT_KEY",
     "MAX_PREFIX_WEIGHT",
+    "is_prefix_weight",
     "Chunk",
     "Document",
     "Paragraph",
@@ -39,6 +40,14 @@ EXTRA_UNIT_KEY = "extra_unit"
 #: The largest ``metadata["prefix_weight"]`` (how much of a chunk's title and
 #: heading path vector is mixed into its own; ``jw_rag.store._pooling``).
 MAX_PREFIX_WEIGHT = 10.0
+
+
+def is_prefix_weight(value: object) -> bool:
+    """True for an int or float from 0 to :data:`MAX_PREFIX_WEIGHT` (a bool
+    and NaN are not)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and 0 <= value <= MAX_PREFIX_WEIGHT  # type: ignore[operator]
+
 
 #: Text placed between two paragraphs inside one chunk.
 PARAGRAPH_SEPARATOR = "\n\n"

@@ -89,6 +89,7 @@ from jw_rag.model import (
     Chunk,
     Paragraph,
     Span,
+    is_prefix_weight,
     rebuild_text,
 )
 
@@ -126,13 +127,10 @@ class UnitRules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
-        weight = self.prefix_weight
-        if (
-            isinstance(weight, bool) or not isinstance(weight, int | float)
-            or not 0 <= weight <= MAX_PREFIX_WEIGHT
-        ):  # fmt: skip
+        if not is_prefix_weight(self.prefix_weight):
             raise ConfigError(
-                f"prefix_weight must be a number from 0 to {MAX_PREFIX_WEIGHT:g}, got {weight!r}"
+                f"prefix_weight must be a number from 0 to {MAX_PREFIX_WEIGHT:g}, "
+                f"got {self.prefix_weight!r}"
             )
         if not isinstance(self.pooled_windows, bool):
             raise ConfigError(f"pooled_windows must be True or False, got {self.pooled_windows!r}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError, shown_value
-from jw_rag.model import MAX_PREFIX_WEIGHT
+from jw_rag.model import MAX_PREFIX_WEIGHT, is_prefix_weight
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.retrieve import MAX_REACH
 from jw_rag.units import NO_UNITS, UnitRules
@@ -217,7 +217,7 @@ def _weight(label: str, value: Any) -> float:
         weight = float(value)
     except (TypeError, ValueError):
         weight = -1.0
-    if isinstance(value, bool) or not 0 <= weight <= MAX_PREFIX_WEIGHT:
+    if isinstance(value, bool) or not is_prefix_weight(weight):
         raise ConfigError(
             f"variant {shown_value(label)}: prefix takes a weight from 0 to "
             f"{MAX_PREFIX_WEIGHT:g}, got {shown_value(value)}"

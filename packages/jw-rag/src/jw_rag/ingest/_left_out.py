@@ -186,16 +186,17 @@ def type_groups(
     return groups
 
 
-def _group(root: Path, what: str, paths: list[Path], kind: str | None) -> LeftOutGroup:
+def _group(
+    root: Path, what: str, paths: list[Path], kind: str | None, page: bool = False
+) -> LeftOutGroup:
     names = tuple(shown_name(p.relative_to(root).as_posix()) for p in paths[:NAMED_FILES])
-    return LeftOutGroup(what, len(paths), kind, names)
+    return LeftOutGroup(what, len(paths), kind, names, page)
 
 
 def page_group(root: Path, what: str, paths: list[Path], kind: str) -> LeftOutGroup:
     """HTML pages of another kind than the one asked for (``what``: what one
     is, such as ``Bible chapter page``)."""
-    names = tuple(shown_name(p.relative_to(root).as_posix()) for p in paths[:NAMED_FILES])
-    return LeftOutGroup(what, len(paths), kind, names, page=True)
+    return _group(root, what, paths, kind, page=True)
 
 
 _COLLECTED: ContextVar[list[LeftOut] | None] = ContextVar("jw_rag_left_out", default=None)

@@ -10,7 +10,7 @@ from typing import Any
 
 from jw_core import normalize_language
 from jw_rag.errors import ConfigError, StoreError, shown_value
-from jw_rag.model import EXTRA_UNIT_KEY, MAX_PREFIX_WEIGHT, Chunk
+from jw_rag.model import EXTRA_UNIT_KEY, MAX_PREFIX_WEIGHT, Chunk, is_prefix_weight
 
 __all__ = [
     "check_id",
@@ -54,8 +54,7 @@ def _check_prefix_weight(chunk: Chunk) -> None:
     weight = chunk.metadata.get("prefix_weight")
     if weight is None:
         return
-    number = isinstance(weight, int | float) and not isinstance(weight, bool)
-    if not number or not 0 <= weight <= MAX_PREFIX_WEIGHT:  # NaN fails both comparisons
+    if not is_prefix_weight(weight):
         raise ConfigError(
             f"chunk {shown_value(chunk.id)}: metadata['prefix_weight'] is {shown_value(weight)} "
             f"({type(weight).__name__}); it is an int or float from 0 to {MAX_PREFIX_WEIGHT:g} "
