@@ -16,6 +16,15 @@ def test_parse_types_the_values() -> None:
     assert parse_chunker_spec("paragraph") == ("paragraph", {})
 
 
+def test_an_underscore_reads_only_as_a_thousands_separator() -> None:
+    """``1_000`` is a thousand; a mistyped ``0_5`` or ``1_0.5`` is not silently 5 or 10.5."""
+    assert parse_chunker_spec("s:a=1_000,b=-10_000_000,c=0_5,d=1_0.5,e=10_00,f=_1")[1] == {
+        "a": 1000, "b": -10_000_000, "c": "0_5", "d": "1_0.5", "e": "10_00", "f": "_1",
+    }  # fmt: skip
+    with pytest.raises(ConfigError, match=r"target_chars must be a whole number, got '0_5'"):
+        get_chunker("semantic:target_chars=0_5")
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [

@@ -168,6 +168,12 @@ def test_ingest_embeds_the_title_with_each_unit_unless_given_a_weight(
 def test_the_bench_takes_a_prefix_weight_per_variant() -> None:
     assert parse_variant("paragraph:prefix=0").units.prefix_weight == 0  # type: ignore[union-attr]
     assert parse_variant("paragraph:prefix=0.5").units.prefix_weight == 0.5  # type: ignore[union-attr]
-    for bad in ("paragraph:prefix=x", "paragraph:prefix=-1", "paragraph:prefix=11"):
+    for bad in (
+        "paragraph:prefix=x",
+        "paragraph:prefix=0_5",
+        "paragraph:prefix=1_0.5",
+        "paragraph:prefix=-1",
+        "paragraph:prefix=11",
+    ):
         with pytest.raises(ConfigError, match="prefix takes a weight from 0 to 10"):
             parse_variant(bad)

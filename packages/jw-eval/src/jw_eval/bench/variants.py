@@ -213,8 +213,8 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
 
 def _weight(label: str, value: Any) -> float:
     """``prefix=`` as a number (0: the title embedded with every unit's text)."""
-    try:
-        weight = float(value)
+    try:  # text is what the spec could not read as a number (0_5): refused, not 5
+        weight = -1.0 if isinstance(value, str) else float(value)
     except (TypeError, ValueError):
         weight = -1.0
     if isinstance(value, bool) or not is_prefix_weight(weight):

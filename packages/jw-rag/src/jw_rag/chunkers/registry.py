@@ -81,13 +81,17 @@ def _option_value(raw: str) -> Any:
             return int(raw)
         except ValueError:  # more digits than Python converts: the option's check says so
             return raw
+    if "_" in raw:  # 0_5 is not 0.5 nor 5, 1_0.5 not 10.5: text, which the option's check refuses
+        return raw
     try:
         return float(raw)
     except ValueError:
         return raw
 
 
-_DIGITS = re.compile(r"[+-]?[0-9_]+")
+#: A whole number; ``_`` only between groups of three digits (``1_000``), so a
+#: mistyped ``0_5`` stays text instead of reading as 5.
+_DIGITS = re.compile(r"[+-]?(?:[0-9]+|[0-9]{1,3}(?:_[0-9]{3})+)")
 
 
 def split_chunker_specs(text: str) -> list[str]:
