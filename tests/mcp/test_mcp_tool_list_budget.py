@@ -44,3 +44,11 @@ def test_one_ingest_tool_with_a_kind_enum_and_consistent_names() -> None:
     every = {name for t in tools.values() for name in t["inputSchema"].get("properties", {})}
     assert not every & {"url_or_path", "path"}  # one name for a file or URL: source
     assert "outputSchema" not in tools["search"]  # hits said once, as text
+
+
+def test_the_ingest_source_says_it_takes_a_folder() -> None:
+    """The tool reads a folder (and says what it left out); an agent learns it
+    from the argument's description."""
+    (ingest,) = [t for t in _tools() if t["name"] == "ingest"]
+    description = ingest["inputSchema"]["properties"]["source"]["description"]
+    assert "file or folder path" in description and "URL" in description

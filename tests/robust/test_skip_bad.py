@@ -182,9 +182,31 @@ def test_a_folder_of_bad_files_only_is_an_error_after_the_list(
     assert code == 1
     assert out.splitlines() == [*TEXT_SKIPPED, "0 sources, 0 stored, 0 chunks; 4 files skipped"]
     assert err == (
-        "error: <DIR>/lib: all 4 files were skipped as bad, nothing stored (first: "
-        "<DIR>/lib/b-empty.txt: <DIR>/lib/b-empty.txt is empty; pass a file with text); "
+        "error: <DIR>/lib: all 4 text files were skipped as bad, nothing stored (first: "
+        "<DIR>/lib/b-empty.txt is empty; pass a file with text); "
         "fix the files or ingest another folder\n"
+    )
+    assert snapshot(store) == before
+
+
+def test_the_count_of_bad_files_is_of_the_kind_asked_for(
+    tmp_path: Path, store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two bad text files beside a page and a picture: the error counts the two
+    text files, the warning the two others."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (lib / name).write_bytes(b"")
+    (lib / "x.html").write_text("<html><body><p>Hi there.</p></body></html>", "utf-8")
+    (lib / "p.jpg").write_bytes(b"x")
+    before = snapshot(store)
+    argv = ("--store", str(store), "rag", "ingest", "text", str(lib), "--skip-bad")
+    code, _, err = _run(capsys, tmp_path, *argv)
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        "error: <DIR>/lib: all 2 text files were skipped as bad, nothing stored (first: "
+        "<DIR>/lib/a.txt is empty; pass a file with text); fix the files or ingest another folder"
     )
     assert snapshot(store) == before
 

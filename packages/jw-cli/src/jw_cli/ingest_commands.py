@@ -214,7 +214,7 @@ def _store_source(
         )  # fmt: skip
         if skipped is not None and not docs:
             _report([], False, skipped)
-            raise nothing_to_ingest(source, skipped)
+            raise nothing_to_ingest(source, skipped, kind.name)
     with opened_store(opts.store_for(store), embedder=opts.embedder_for(flags.embedder)) as st:
         show = sys.stderr.isatty() and (docs is None or len(docs) > 1)
         with stderr_progress(enabled=show) as progress:
@@ -228,7 +228,7 @@ def _store_source(
                 )
     if not results and skipped:
         _report([], False, skipped)
-        raise nothing_to_ingest(source, skipped)
+        raise nothing_to_ingest(source, skipped, kind.name)
     _report(results, flags.as_json, skipped, left_out)
 
 

@@ -92,9 +92,9 @@ Replace = Annotated[
 SourceParam = Annotated[
     str,
     Field(
-        description="A file path under the server's roots (relative to the first root), "
-        "e.g. 'articles/alma.html', or an http(s) URL (kinds article, bible_chapter, pdf, "
-        "markdown, text).",
+        description="A file or folder path under the server's roots (relative to the first "
+        "root), e.g. 'articles/alma.html' or 'articles', or an http(s) URL (kinds article, "
+        "bible_chapter, pdf, markdown, text).",
         min_length=1,
     ),
 ]

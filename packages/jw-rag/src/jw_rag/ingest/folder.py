@@ -37,12 +37,18 @@ class FolderIngest:
     skipped: list[SkippedFile]
 
 
-def nothing_to_ingest(folder: str | Path, skipped: list[SkippedFile]) -> IngestError:
-    """The error for a folder whose every file was left out (``skipped`` not empty)."""
+def nothing_to_ingest(
+    folder: str | Path, skipped: list[SkippedFile], kind: str | None = None
+) -> IngestError:
+    """The error for a folder whose every file was left out (``skipped`` not
+    empty): how many of the files ``kind`` reads (the folder may hold others,
+    which the left-out note counts) and the first one's reason."""
     first = skipped[0]
+    files = f"{kind} files" if kind else "files"
+    reason = first.reason if first.path in first.reason else f"{first.path}: {first.reason}"
     return IngestError(
-        f"{folder}: all {len(skipped)} files were skipped as bad, nothing stored "
-        f"(first: {first.path}: {first.reason}); fix the files or ingest another folder"
+        f"{folder}: all {len(skipped)} {files} were skipped as bad, nothing stored "
+        f"(first: {reason}); fix the files or ingest another folder"
     )
 
 
@@ -62,12 +68,12 @@ def ingest_folder(
     check_language(language)
     docs, skipped = load_folder(folder, kind=kind, skip_bad=skip_bad)
     if not docs:
-        raise nothing_to_ingest(folder, skipped)
+        raise nothing_to_ingest(folder, skipped, kind)
     for doc in docs:
         with_language(doc, language)
     results = ingest_documents(
         store, docs, chunker=chunker, replace=replace, skipped=skipped if skip_bad else None
     )
     if not results:
-        raise nothing_to_ingest(folder, skipped)
+        raise nothing_to_ingest(folder, skipped, kind)
     return FolderIngest(results, skipped)

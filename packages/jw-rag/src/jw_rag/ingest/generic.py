@@ -125,10 +125,10 @@ def ingest(
         chosen.name, source, language=language, source_id=source_id, skip_bad=skip_bad
     )
     if skipped is not None and not docs:
-        raise nothing_to_ingest(source, skipped)
+        raise nothing_to_ingest(source, skipped, chosen.name)
     results = ingest_documents(store, docs, chunker=chunker, replace=replace, skipped=skipped)
     if skipped is not None and not results:
-        raise nothing_to_ingest(source, skipped)
+        raise nothing_to_ingest(source, skipped, chosen.name)
     return results
 
 
