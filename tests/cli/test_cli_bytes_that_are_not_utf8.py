@@ -75,3 +75,23 @@ def test_a_file_path_holding_raw_bytes_is_one_line_asking_for_a_utf8_name(
         assert "rename the file" in err and "codec" not in err
     done = jw(tmp_path, "rag", "ingest", "article", raw + b"x")  # a missing one is still missing
     assert done.returncode == 1 and b"no such file" in done.stderr.lower(), done.stderr
+
+
+def test_a_folder_file_named_in_raw_bytes_is_left_out_by_skip_bad(tmp_path: Path) -> None:
+    """``--skip-bad`` leaves out the one file whose name is not UTF-8 and stores
+    the others; without it the folder is refused in one line, nothing stored."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    shutil.copy(ALMA, lib / "alma.html")
+    shutil.copy(ALMA, os.fsdecode(os.fsencode(lib) + b"/caf\xe9.html"))
+    done = jw(tmp_path, "rag", "ingest", "article", str(lib))
+    err = done.stderr.decode("utf-8", "backslashreplace")
+    assert done.returncode == 1 and err.count("\n") == 1, err
+    assert "caf\\udce9.html: the path is not UTF-8" in err, err
+    assert not (tmp_path / "store.sqlite").exists()  # nothing stored, not even a store
+    done = jw(tmp_path, "rag", "ingest", "article", str(lib), "--skip-bad")
+    out = done.stdout.decode("utf-8", "backslashreplace")
+    assert done.returncode == 0, done.stderr
+    assert out.startswith("lib/alma: 7 chunks") and "1 source, 1 stored" in out, out
+    assert "caf\\xe9.html: the path is not UTF-8" in out, out  # the name's own bytes
+    assert b'"sources": 1' in jw(tmp_path, "rag", "stats", "--json").stdout

@@ -43,6 +43,7 @@ __all__ = [
     "DEFAULT_ID_KEY",
     "DISTINCT_ID_KEY",
     "origin_of",
+    "refuse_raw_name",
     "settle_source_ids",
 ]
 
@@ -158,19 +159,24 @@ def settle_source_ids(store: Store, docs: Sequence[Document], *, replace: bool =
 
 
 def _refuse_raw_bytes(doc: Document) -> None:
+    """A document whose id or file cannot be stored (:func:`refuse_raw_name`)."""
+    refuse_raw_name(_file_of(doc) or "", doc.source_id)
+
+
+def refuse_raw_name(named: str, source_id: str) -> None:
     """A path that is not UTF-8 (decoded with ``surrogateescape``) can be read,
     but neither the id taken from it nor its origin can be stored (SQLite and
     PostgreSQL both keep UTF-8 text only): one line saying so and how to fix
-    it, not a codec's message from the store."""
-    named = _file_of(doc) or ""
-    for value in (doc.source_id, named):
+    it, not a codec's message from the store. A folder checks each file with
+    it before reading, so ``skip_bad`` leaves such a file out."""
+    for value in (source_id, named):
         if value.isascii():
             continue
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise IngestError(
-                f"{named or shown_value(doc.source_id)}: the path is not UTF-8, which no store "
+                f"{named or shown_value(source_id)}: the path is not UTF-8, which no store "
                 "can keep as the source's id or origin: rename the file (or copy it) to a "
                 "UTF-8 name"
             ) from None

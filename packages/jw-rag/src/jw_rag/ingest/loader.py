@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
-from jw_rag.ingest._identity import DEFAULT_ID_KEY
+from jw_rag.ingest._identity import DEFAULT_ID_KEY, refuse_raw_name
 from jw_rag.ingest._left_out import LeftOut, note_left_out, page_group, type_groups
 from jw_rag.ingest._local import checked_folder
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
@@ -159,17 +159,19 @@ def _folder_file(path: Path, folder_id: str, kind: str | None) -> list[Document]
     if _other_page(loaded, kind, None):
         raise _PageOfOtherKind
     if _FOLDER_IDS[chosen] == "prefix":
-        return _parse(loaded, chosen, folder_id)
-    try:
-        parsed = _parse(loaded, chosen, None)
-    except IngestError as exc:
-        if _other_page(loaded, kind, exc):
-            raise _PageOfOtherKind from None
-        raise
+        parsed = _parse(loaded, chosen, folder_id)
+    else:
+        try:
+            parsed = _parse(loaded, chosen, None)
+        except IngestError as exc:
+            if _other_page(loaded, kind, exc):
+                raise _PageOfOtherKind from None
+            raise
     if _FOLDER_IDS[chosen] == "file":  # "own": e.g. a chapter's id is its book and number
         for doc in parsed:
             doc.source_id = folder_id
             doc.metadata[DEFAULT_ID_KEY] = True
+    refuse_raw_name(str(path), folder_id)  # a file error, so that skip_bad leaves it out
     return parsed
 
 
