@@ -19,7 +19,7 @@ __all__ = ["POSTGRES_SCHEMES", "open_store"]
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
-def _postgres(dsn: str, embedder: Embedder | None) -> Store:
+def _postgres(dsn: str, embedder: Embedder | None, read_only: bool) -> Store:
     try:
         module = importlib.import_module("jw_rag.store.postgres")
     except ModuleNotFoundError as exc:
@@ -29,7 +29,7 @@ def _postgres(dsn: str, embedder: Embedder | None) -> Store:
                 "use a SQLite store path instead, or upgrade jw-rag"
             ) from None
         raise
-    store: Store = module.PostgresStore(dsn, embedder=embedder)
+    store: Store = module.PostgresStore(dsn, embedder=embedder, read_only=read_only)
     return store
 
 
@@ -44,11 +44,12 @@ def open_store(
     ``postgresql://`` or ``postgres://`` DSNs open a PostgreSQL store; any other
     string is a SQLite file path (its parent directories are created, unless
     ``read_only``: then the file must hold a store, and nothing is created or
-    changed, see :class:`~jw_rag.store.SQLiteStore`).
+    changed, see :class:`~jw_rag.store.SQLiteStore`; a database read-only
+    likewise, see :class:`~jw_rag.store.postgres.PostgresStore`).
     """
     loc = default_store() if location is None else location
     if isinstance(loc, str) and loc.startswith(POSTGRES_SCHEMES):
-        return _postgres(loc, embedder)
+        return _postgres(loc, embedder, read_only)
     text = str(loc)
     if not text.strip():
         raise ConfigError("store location is empty: give a SQLite file path or a postgresql:// DSN")

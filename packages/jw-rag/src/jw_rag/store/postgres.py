@@ -38,7 +38,13 @@ from jw_rag.store._pg_breadth import (
     pgvector_features,
 )
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
-from jw_rag.store._pg_schema import LOCK_DIMENSION, SCHEMA_VERSION, prepare, ts_config
+from jw_rag.store._pg_schema import (
+    LOCK_DIMENSION,
+    SCHEMA_VERSION,
+    check_readable,
+    prepare,
+    ts_config,
+)
 from jw_rag.store._rows import ChunkRow, dump_metadata, unit_kinds
 
 try:
@@ -203,6 +209,16 @@ def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     )
 
 
+def _read_only_options(dsn: str) -> str:
+    """The DSN's own ``options`` (a ``search_path``, say) with every
+    transaction made read-only by the server."""
+    try:
+        own = _conninfo.conninfo_to_dict(dsn).get("options") or ""
+    except psycopg.ProgrammingError:  # connect() says what is wrong with the DSN
+        own = ""
+    return f"{own} -c default_transaction_read_only=on".strip()
+
+
 class PostgresStore(StoreCore[psycopg.Connection]):
     """A :class:`~jw_rag.store.protocol.Store` in a PostgreSQL database with pgvector.
 
@@ -226,7 +242,10 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     store's own pair); a store that outgrew its graph by inserts warns once
     at search. Opening checks the server's pgvector:
     an error below 0.5 (no HNSW), a warning below 0.8 (no iterative index
-    scans for filtered searches).
+    scans for filtered searches). ``read_only=True`` opens an existing store
+    for reading only: nothing is created or migrated (a database without the
+    store's tables is a one-line error), every transaction is read-only on
+    the server, and a write is refused in one line.
     """
 
     def __init__(
@@ -239,6 +258,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         ef_search: int | None = None,
         hnsw_m: int | None = None,
         hnsw_ef_construction: int | None = None,
+        read_only: bool = False,
     ) -> None:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ConfigError(f"pool_size must be a positive integer, got {pool_size!r}")
@@ -255,10 +275,16 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         super().__init__(embedder)
         self.ef_search = ef_search
         self.where = self._label = describe_dsn(dsn)
-        kwargs = {"autocommit": True, "connect_timeout": connect_timeout}
+        self.read_only = read_only
+        kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
+        if read_only:
+            kwargs["options"] = _read_only_options(dsn)
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
-                prepare(conn, self.where)
+                if read_only:
+                    check_readable(conn, self.where)
+                else:
+                    prepare(conn, self.where)
                 graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
                 versions = conn.execute(
                     "SELECT e.extversion, a.default_version FROM pg_extension e "
@@ -326,6 +352,11 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         return self._conn()
 
     def _writing(self) -> AbstractContextManager[psycopg.Connection]:
+        if self.read_only:
+            raise StoreError(
+                f"the store at {self.where} is opened for reading only: open it without "
+                "read_only to write; searching it works as it is"
+            )
         return self._conn(write=True)
 
     def _meta(self, conn: psycopg.Connection) -> dict[str, str]:

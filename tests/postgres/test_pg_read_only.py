@@ -1,0 +1,113 @@
+"""A PostgreSQL store opened for reading (``open_store(dsn, read_only=True)``,
+what ``jw rag search`` and ``jw rag stats`` do): a database without the
+store's tables stays untouched and is one line, a store is searched as it
+is, and a write is refused in one line with nothing changed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from jw_rag.errors import StoreError
+from jw_rag.model import Chunk
+from jw_rag.store import open_store
+from jw_rag.store.postgres import PostgresStore
+from tests.postgres.pg_harness import PgDatabase
+from tests.store.store_helpers import CountingEmbedder, make_chunks
+
+
+def _tables(dsn: str, schema: str = "public") -> list[str]:
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s "
+            "ORDER BY table_name",
+            (schema,),
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+def test_reading_a_database_without_a_store_creates_nothing(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE invoices (n int)")  # someone else's database
+    with pytest.raises(StoreError) as err:
+        open_store(dsn, read_only=True)
+    assert str(err.value).startswith("no store in ")
+    assert str(err.value).endswith(
+        "(it has no jw_chunks table): check the database and schema in the DSN, or ingest a "
+        "source there first"
+    )
+    assert _tables(dsn) == ["invoices"]
+    with psycopg.connect(dsn) as conn:
+        assert (
+            conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is None
+        )
+
+
+def test_a_reader_searches_and_refuses_writes(pg_database: PgDatabase) -> None:
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        writer.replace_source("book", make_chunks("book", 5), content_hash="v1")
+        before = writer.stats()
+    with open_store(dsn, embedder=CountingEmbedder(), read_only=True) as reader:
+        assert isinstance(reader, PostgresStore) and reader.read_only
+        assert [h.chunk.id for h in reader.search("number3", mode="bm25")] == ["book:3"]
+        assert len(reader.search("paragraph 2 of book", k=3)) == 3  # dense
+        assert len(reader.search("paragraph 2 of book", k=3, mode="hybrid")) == 3
+        assert reader.stats()["chunks"] == before["chunks"]
+        writes = [
+            lambda: reader.add([Chunk("x:0", "new text", "x")]),
+            lambda: reader.replace_source("book", make_chunks("book", 1), content_hash="v2"),
+            lambda: reader.delete_source("book"),
+        ]
+        for write in writes:
+            with pytest.raises(StoreError, match=r"is opened for reading only: open it without "):
+                write()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        after = writer.stats()
+    assert after["chunks"] == before["chunks"] and after["sources"] == before["sources"]
+
+
+def test_a_reader_keeps_the_dsn_s_own_search_path(pg_database: PgDatabase) -> None:
+    """The read-only setting is added to the DSN's ``options``, not put in
+    their place: a store kept in its own schema is found."""
+    dsn = pg_database()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA lib")
+    in_lib = f"{dsn}{'&' if '?' in dsn else '?'}options=-csearch_path%3Dlib"
+    with PostgresStore(in_lib, embedder=CountingEmbedder()) as writer:
+        writer.add(make_chunks("s", 3))
+    assert "jw_chunks" in _tables(dsn, "lib") and "jw_chunks" not in _tables(dsn)
+    with open_store(in_lib, embedder=CountingEmbedder(), read_only=True) as reader:
+        assert [h.chunk.id for h in reader.search("number1", mode="bm25")] == ["s:1"]
+    with pytest.raises(StoreError, match="^no store in "):
+        open_store(dsn, read_only=True)  # the public schema holds none
+
+
+def _jw(dsn: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    code = "import sys; from jw_cli.app import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-c", code, "--store", dsn, *argv], capture_output=True, text=True,
+        env=os.environ | {"JW_EMBEDDER": "fake"}, timeout=120,
+    )  # fmt: skip
+
+
+def test_jw_rag_search_on_an_empty_database_is_one_line_and_creates_nothing(
+    pg_database: PgDatabase, tmp_path: Path
+) -> None:
+    dsn = pg_database()
+    for argv in (["rag", "search", "soul"], ["rag", "stats"]):
+        done = _jw(dsn, *argv)
+        assert done.returncode == 1, done
+        assert done.stderr.count("\n") == 1 and "no store in " in done.stderr, done.stderr
+    assert _tables(dsn) == []
+    text = tmp_path / "soul.txt"
+    text.write_text("The soul is the person.\n\nThe soul can die.\n", "utf-8")
+    assert _jw(dsn, "rag", "ingest", "text", str(text)).returncode == 0
+    done = _jw(dsn, "rag", "search", "soul", "--json")
+    assert done.returncode == 0 and '"source_id":"soul"' in done.stdout, done
