@@ -111,3 +111,19 @@ def test_jw_rag_search_on_an_empty_database_is_one_line_and_creates_nothing(
     assert _jw(dsn, "rag", "ingest", "text", str(text)).returncode == 0
     done = _jw(dsn, "rag", "search", "soul", "--json")
     assert done.returncode == 0 and '"source_id":"soul"' in done.stdout, done
+
+
+def test_commands_that_need_a_store_create_none(pg_database: PgDatabase) -> None:
+    """``jw rag delete`` and ``jw rag reindex`` write, but only to a store that
+    exists: on an empty database they say so and create nothing."""
+    dsn = pg_database()
+    for argv in (["rag", "delete", "--source", "alma"], ["rag", "reindex"]):
+        done = _jw(dsn, *argv)
+        assert done.returncode == 1, done
+        assert done.stderr.count("\n") == 1 and "no store in " in done.stderr, done.stderr
+    assert _tables(dsn) == []
+    with pytest.raises(StoreError, match="^no store in "):
+        open_store(dsn, create=False)
+    PostgresStore(dsn, embedder=CountingEmbedder()).close()  # a writer makes one
+    with open_store(dsn, embedder=CountingEmbedder(), create=False) as store:
+        assert store.stats()["chunks"] == 0

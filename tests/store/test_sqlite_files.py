@@ -124,3 +124,13 @@ def test_vectors_of_another_embedder_are_refused(tmp_path: Path) -> None:
     with SQLiteStore(path, embedder=CountingEmbedder(model_id="model-b")) as s:
         with pytest.raises(StoreError, match="'model-a'.*'model-b'"):
             s.vectors(["s:0"])
+
+
+def test_open_store_without_create_needs_a_store_there(tmp_path: Path) -> None:
+    missing = tmp_path / "sub" / "store.sqlite"
+    with pytest.raises(StoreError, match=r"^no store at .*store\.sqlite: check the path"):
+        open_store(str(missing), embedder=CountingEmbedder(), create=False)
+    assert not missing.parent.exists()  # no folder made either
+    open_store(str(missing), embedder=CountingEmbedder()).close()
+    with open_store(str(missing), embedder=CountingEmbedder(), create=False) as store:
+        assert store.stats()["chunks"] == 0

@@ -171,12 +171,12 @@ def opened_store(
     location: str, *, existing: bool = False, embedder: str | None = None, read_only: bool = False
 ) -> Iterator[Store]:
     """The store at ``location``, closed on exit; ``existing=True`` refuses a
-    SQLite path where no store exists, ``read_only=True`` (commands that only
+    location that holds no store (a SQLite path, a database), ``read_only=True`` (commands that only
     read) also never creates or changes anything in it. ``embedder`` names the
     embedder (None: $JW_EMBEDDER, else the default)."""
     chosen = get_embedder(embedder) if embedder is not None else None
     where = existing_store(location) if existing or read_only else location
-    store = open_store(where, embedder=chosen, read_only=read_only)
+    store = open_store(where, embedder=chosen, read_only=read_only, create=not existing)
     try:
         yield store
     finally:

@@ -60,7 +60,9 @@ class StoreHolder:
                 existing_store(location)
             if self._embedder is None:  # one model for both stores
                 self._embedder = WatchedEmbedder(get_embedder(recorded_embedder(location)))
-            store = open_store(location, embedder=self._embedder, read_only=not write)
+            store = open_store(
+                location, embedder=self._embedder, read_only=not write, create=not existing
+            )
             if held is not None:
                 self._retired.append(held)  # reads may still use it; closed with the holder
             self._store = store

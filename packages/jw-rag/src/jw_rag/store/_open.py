@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jw_rag.config import default_store
+from jw_rag.config import default_store, existing_store
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.store.protocol import Store
 from jw_rag.store.sqlite_store import SQLiteStore
@@ -19,7 +19,7 @@ __all__ = ["POSTGRES_SCHEMES", "open_store"]
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
-def _postgres(dsn: str, embedder: Embedder | None, read_only: bool) -> Store:
+def _postgres(dsn: str, embedder: Embedder | None, read_only: bool, create: bool) -> Store:
     try:
         module = importlib.import_module("jw_rag.store.postgres")
     except ModuleNotFoundError as exc:
@@ -29,7 +29,7 @@ def _postgres(dsn: str, embedder: Embedder | None, read_only: bool) -> Store:
                 "use a SQLite store path instead, or upgrade jw-rag"
             ) from None
         raise
-    store: Store = module.PostgresStore(dsn, embedder=embedder, read_only=read_only)
+    store: Store = module.PostgresStore(dsn, embedder=embedder, read_only=read_only, create=create)
     return store
 
 
@@ -38,6 +38,7 @@ def open_store(
     *,
     embedder: Embedder | None = None,
     read_only: bool = False,
+    create: bool = True,
 ) -> Store:
     """The store at ``location`` (default: :func:`jw_rag.config.default_store`).
 
@@ -46,10 +47,13 @@ def open_store(
     ``read_only``: then the file must hold a store, and nothing is created or
     changed, see :class:`~jw_rag.store.SQLiteStore`; a database read-only
     likewise, see :class:`~jw_rag.store.postgres.PostgresStore`).
+    ``create=False`` refuses, in one line, a location that holds no store
+    (a missing SQLite file, a database without the store's tables) instead
+    of creating one.
     """
     loc = default_store() if location is None else location
     if isinstance(loc, str) and loc.startswith(POSTGRES_SCHEMES):
-        return _postgres(loc, embedder, read_only)
+        return _postgres(loc, embedder, read_only, create)
     text = str(loc)
     if not text.strip():
         raise ConfigError("store location is empty: give a SQLite file path or a postgresql:// DSN")
@@ -59,6 +63,8 @@ def open_store(
             f"unknown store scheme {scheme!r} in {text!r}: use a SQLite file path or a "
             "postgresql:// DSN"
         )
+    if not create:
+        existing_store(text)
     path = Path(text).expanduser()
     if read_only:
         return SQLiteStore(path, embedder=embedder, read_only=True)

@@ -21,7 +21,15 @@ import psycopg
 from jw_rag.errors import StoreError
 from jw_rag.store._version import is_current, recorded_version
 
-__all__ = ["LOCK_SCHEMA", "SCHEMA_VERSION", "TS_CONFIGS", "check_readable", "prepare", "ts_config"]
+__all__ = [
+    "LOCK_SCHEMA",
+    "SCHEMA_VERSION",
+    "TS_CONFIGS",
+    "check_exists",
+    "check_readable",
+    "prepare",
+    "ts_config",
+]
 
 #: PostgreSQL text search configuration per chunk language; others use 'simple'.
 TS_CONFIGS: dict[str, str] = {"en": "english", "es": "spanish", "pt": "portuguese"}
@@ -129,16 +137,24 @@ def _current_version(conn: psycopg.Connection, where: str) -> int:
     return recorded_version(value, "jw_schema_version", where)
 
 
-def check_readable(conn: psycopg.Connection, where: str) -> int:
-    """The version of the store a reader opens, changing nothing: a database
-    without the store's tables, or with an older schema, is a one-line
-    StoreError (a writer creates or migrates them)."""
+def check_exists(conn: psycopg.Connection, where: str) -> int:
+    """The version of the store in the database, changing nothing; a database
+    without the store's tables is a one-line StoreError (for commands that
+    work on a store, never create one)."""
     version = _current_version(conn, where)
     if version == 0:
         raise StoreError(
             f"no store in {where} (it has no jw_chunks table): check the database and "
             "schema in the DSN, or ingest a source there first"
         )
+    return version
+
+
+def check_readable(conn: psycopg.Connection, where: str) -> int:
+    """The version of the store a reader opens, changing nothing: a database
+    without the store's tables (:func:`check_exists`), or with an older
+    schema, is a one-line StoreError (a writer creates or migrates them)."""
+    version = check_exists(conn, where)
     if not is_current(version, SCHEMA_VERSION, where):
         raise StoreError(
             f"the store in {where} has schema version {version}, older than this jw-rag's "

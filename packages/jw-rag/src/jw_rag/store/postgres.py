@@ -41,6 +41,7 @@ from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vecto
 from jw_rag.store._pg_schema import (
     LOCK_DIMENSION,
     SCHEMA_VERSION,
+    check_exists,
     check_readable,
     prepare,
     ts_config,
@@ -245,7 +246,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     scans for filtered searches). ``read_only=True`` opens an existing store
     for reading only: nothing is created or migrated (a database without the
     store's tables is a one-line error), every transaction is read-only on
-    the server, and a write is refused in one line.
+    the server, and a write is refused in one line. ``create=False`` opens
+    an existing store for writing (deleting a source, rebuilding the index)
+    and refuses, in the same line, a database without one.
     """
 
     def __init__(
@@ -259,6 +262,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         hnsw_m: int | None = None,
         hnsw_ef_construction: int | None = None,
         read_only: bool = False,
+        create: bool = True,
     ) -> None:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ConfigError(f"pool_size must be a positive integer, got {pool_size!r}")
@@ -284,6 +288,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 if read_only:
                     check_readable(conn, self.where)
                 else:
+                    if not create:
+                        check_exists(conn, self.where)
                     prepare(conn, self.where)
                 graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
                 versions = conn.execute(
