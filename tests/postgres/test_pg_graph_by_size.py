@@ -153,6 +153,33 @@ def test_rebuild_index_with_a_pair_ends_the_choice_by_size(pg_database: PgDataba
         assert s.stats()["hnsw_graph_by_size"] is False
 
 
+def test_rebuild_index_by_size_hands_the_choice_back(
+    pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dsn = pg_database()
+    with _bulk(dsn, LARGE, hnsw_m=24, hnsw_ef_construction=100) as s:
+        assert s.hnsw_graph() == (24, 100) and s.stats()["hnsw_graph_by_size"] is False
+        assert s.rebuild_index(by_size=True, memory="64MB") is True
+        assert s.hnsw_graph() == (48, 200) and s.stats()["hnsw_graph_by_size"] is True
+        assert _index_options(dsn) == ["m=48", "ef_construction=200"]
+        with s.deferred_index(memory="64MB") as bulk:  # shrinks: the small graph again
+            bulk.replace_source("a", make_chunks("a", 10))
+        assert s.hnsw_graph() == (16, 64)
+        for pair in ({"m": 24}, {"ef_construction": 100}):
+            with pytest.raises(ConfigError, match="pass one or the other$"):
+                s.rebuild_index(by_size=True, **pair)
+        with pytest.raises(ConfigError, match="^by_size must be True or False, got 'yes'$"):
+            s.rebuild_index(by_size="yes")  # type: ignore[arg-type]
+        assert s.hnsw_graph() == (16, 64)  # refused before anything changed
+    code, _, err = _jw(capsys, "rag", "reindex", "--store", dsn, "--by-size", "--m", "24")
+    assert code == 2 and err.count("\n") == 1 and "pass one or the other" in err, err
+    with PostgresStore(dsn, CountingEmbedder()) as s:
+        s.rebuild_index(m=24, ef_construction=100, memory="64MB")
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn, "--by-size", "--json")
+    assert (code, err) == (0, "") and json.loads(out)["m"] == 16  # 10 chunks: pgvector's
+    assert _index_options(dsn) == ["m=16", "ef_construction=64"]
+
+
 def test_a_store_recorded_before_the_choice_existed(pg_database: PgDatabase) -> None:
     """Stores that recorded pgvector's default pair before ``hnsw_graph``
     existed choose by size; those that recorded another pair keep it."""
@@ -275,6 +302,9 @@ def test_jw_rag_reindex_fits_the_graph_or_builds_the_one_asked(
 ) -> None:
     dsn = pg_database()
     code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn)
+    assert code == 1 and err.startswith("error: no store in ")  # nothing made either
+    PostgresStore(dsn, CountingEmbedder()).close()
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn)
     assert (code, err) == (0, "")  # a new store: nothing to build yet
     assert (
         out
@@ -343,7 +373,11 @@ def test_jw_rag_delete_and_reindex_never_print_the_dsns_password(
     dsn = pg_database().replace("postgres:@", "postgres:s3cretpw@", 1)  # the harness trusts any
     assert "s3cretpw" in dsn
     code, out, err = _jw(capsys, "rag", "delete", "--source", "nosuch", "--store", dsn)
-    assert code == 1 and "no source 'nosuch' in postgresql://postgres@" in err
+    assert code == 1 and "no store in postgresql://postgres@" in err  # an empty database
+    PostgresStore(dsn, CountingEmbedder()).close()
+    code, out1, err1 = _jw(capsys, "rag", "delete", "--source", "nosuch", "--store", dsn)
+    assert code == 1 and "no source 'nosuch' in postgresql://postgres@" in err1
+    out, err = out + out1, err + err1
     code, out2, err2 = _jw(capsys, "rag", "reindex", "--store", dsn, "--m", "50")
     assert code == 2 and "s3cretpw" not in out + err + out2 + err2
 
@@ -352,6 +386,7 @@ def test_jw_rag_reindex_names_its_own_options_for_pgvectors_rule(
     pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
 ) -> None:
     dsn = pg_database()
+    PostgresStore(dsn, CountingEmbedder()).close()
     code, out, err = _jw(capsys, "rag", "reindex", "--store", dsn, "--m", "50")
     assert (code, out) == (2, "")  # the store's own ef_construction, 64, is under 2 x 50
     assert err.splitlines()[-1] == (  # (after pgvector's own warning, when it is printed)

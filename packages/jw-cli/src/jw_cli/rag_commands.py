@@ -315,6 +315,13 @@ def reindex(
             "--memory", help="maintenance_work_mem for the build, e.g. 3GB (default 1GB)."
         ),
     ] = None,
+    by_size: Annotated[
+        bool,
+        typer.Option(
+            "--by-size",
+            help="Choose the graph by the store's size again (after --m / --ef-construction).",
+        ),
+    ] = False,
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -331,6 +338,8 @@ def reindex(
                 "reindex is for postgresql:// stores"
             )
         options: dict[str, Any] = {"m": m, "ef_construction": ef_construction}
+        if by_size:
+            options["by_size"] = True
         if memory is not None:
             options["memory"] = memory
         started = time.perf_counter()

@@ -524,6 +524,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         m: int | None = None,
         ef_construction: int | None = None,
         memory: str = DEFAULT_INDEX_MEMORY,
+        by_size: bool = False,
     ) -> bool:
         """Give the store a new HNSW graph (``None`` keeps that parameter):
         records ``m`` / ``ef_construction`` and builds the index with them
@@ -532,13 +533,28 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         wait while it builds. Returns whether an index was built (not without
         vectors, or for vectors wider than pgvector indexes). Without ``m``
         and ``ef_construction``, a store that chooses its graph by size gets
-        the graph for its size now; a store given either keeps it from then on."""
+        the graph for its size now; a store given either keeps it from then on.
+        ``by_size=True`` hands the choice back to the store (after a pair was
+        given): the graph for its size now, and at every later one-pass build."""
         _check_graph(m, ef_construction, ("m", "ef_construction"))
+        if by_size is not True and by_size is not False:
+            raise ConfigError(f"by_size must be True or False, got {by_size!r}")
+        if by_size and (m is not None or ef_construction is not None):
+            raise ConfigError(
+                "by_size chooses the graph by the store's size, m / ef_construction give one: "
+                "pass one or the other"
+            )
         with self._conn(write=True) as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)
-            by_size = _graph_by_size(self._meta(conn))
-            if m is None and ef_construction is None and not self._graph_asked and by_size:
+            if by_size:
+                conn.execute(
+                    "INSERT INTO jw_meta (key, value) VALUES ('hnsw_graph', 'size') "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"
+                )
+                self._graph_asked = False
+            chosen = _graph_by_size(self._meta(conn))
+            if m is None and ef_construction is None and not self._graph_asked and chosen:
                 self._fit_graph(conn)
             meta = self._meta(conn)
             if m is not None and ef_construction is not None:
