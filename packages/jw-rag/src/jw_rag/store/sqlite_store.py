@@ -471,6 +471,15 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         terms = query_terms(query)
         if not terms:
             return []
+        if (
+            not f.active
+        ):  # every full-text row is a chunk's: no join (a quarter of the time at 100k)
+            rows = conn.execute(
+                "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT ?",
+                (match_expression(terms), k),
+            ).fetchall()
+            return [(r[0], -r[1]) for r in rows]
         rows = conn.execute(
             "SELECT c.rowid, bm25(chunks_fts) AS s FROM chunks_fts "
             "JOIN chunks c ON c.rowid = chunks_fts.rowid "
