@@ -33,6 +33,7 @@ count what was sent to it, across calls.
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 import numpy as np
@@ -242,7 +243,10 @@ class EmbeddingChunker(ChunkerBase):
         vectors: np.ndarray,
         lengths: _Lengths,
     ) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
-        """Merge each too-small segment into its more similar neighbour, smallest first."""
+        """Merge each too-small segment into its more similar neighbour, smallest first
+        (the first of equal sizes first). A heap of the small segments and links
+        between neighbours keep this O(n log n) in the number of segments: a long
+        text of short sentences makes tens of thousands of them."""
         csum = np.vstack(
             [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
         )
@@ -254,32 +258,48 @@ class EmbeddingChunker(ChunkerBase):
         def size(seg: tuple[int, int]) -> int:
             return lengths.of(units[seg[0]], units[seg[1]])
 
-        segs = list(segments)
+        # segments by their first unit; before/after link neighbours (-1: none)
+        end = {a: b for a, b in segments}
+        before = {a: (segments[i - 1][0] if i else -1) for i, (a, _) in enumerate(segments)}
+        after = {a: -1 for a, _ in segments}
+        for a, b in before.items():
+            if b >= 0:
+                after[b] = a
+        small = [(size(s), s[0], s[1]) for s in segments if size(s) < self.min_chars]
+        heapq.heapify(small)
         merged: set[tuple[int, int]] = set()
-        stuck: set[tuple[int, int]] = set()
-        while True:
-            small = [
-                (size(s), i)
-                for i, s in enumerate(segs)
-                if size(s) < self.min_chars and s not in stuck
-            ]
-            if not small:
-                break
-            _, i = min(small)
-            seg = segs[i]
-            options = []
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(segs):
-                    joined = (min(seg[0], segs[j][0]), max(seg[1], segs[j][1]))
-                    if size(joined) <= self.max_chars:
-                        options.append((float(mean(seg) @ mean(segs[j])), j, joined))
-            if not options:
-                stuck.add(seg)
+        while small:
+            _, a, b = heapq.heappop(small)
+            if end.get(a) != b:  # merged away since it was pushed
                 continue
-            _, j, joined = max(options)
+            seg = (a, b)
+            options = []
+            for side, j in enumerate((before[a], after[a])):
+                if j >= 0:
+                    other = (j, end[j])
+                    joined = (min(a, j), max(b, other[1]))
+                    if size(joined) <= self.max_chars:
+                        options.append((float(mean(seg) @ mean(other)), side, other, joined))
+            if not options:  # stays small: no neighbour can take it
+                continue
+            _, _, other, joined = max(options)
             merged.discard(seg)
-            merged.discard(segs[j])
+            merged.discard(other)
             merged.add(joined)
-            lo = min(i, j)
-            segs[lo : lo + 2] = [joined]
-        return segs, merged
+            first, last = joined
+            right = seg if seg[0] > other[0] else other
+            del end[right[0]]
+            end[first] = last
+            nxt = after.pop(right[0])
+            del before[right[0]]
+            after[first] = nxt
+            if nxt >= 0:
+                before[nxt] = first
+            if size(joined) < self.min_chars:
+                heapq.heappush(small, (size(joined), first, last))
+        out: list[tuple[int, int]] = []
+        at = segments[0][0] if segments else -1
+        while at >= 0:
+            out.append((at, end[at]))
+            at = after[at]
+        return out, merged
