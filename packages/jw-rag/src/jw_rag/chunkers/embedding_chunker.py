@@ -34,6 +34,7 @@ count what was sent to it, across calls.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 import numpy as np
@@ -77,22 +78,54 @@ def sentence_units(
     return units
 
 
+#: Boundaries scored at a time: the float64 sums of one block, not of the whole
+#: document, are held beside its vectors.
+_BLOCK = 1024
+
+
+def _prefix_rows(vectors: np.ndarray, carry: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Rows ``lo..hi`` of the running sum of ``vectors`` (row ``j`` sums the first
+    ``j`` vectors), given ``carry``, row ``lo``: added in the same order as one
+    ``cumsum`` over the whole document, so every row is the same to the last bit."""
+    return np.cumsum(np.vstack([carry[None, :], vectors[lo:hi]]), axis=0, dtype=np.float64)
+
+
 def window_scores(vectors: np.ndarray, window: int) -> np.ndarray:
     """Step 3: for each boundary ``i`` (between sentence ``i`` and ``i + 1``),
     the cosine distance between the mean vectors of the ``window`` sentences
-    before and after it."""
+    before and after it. Scored a block of boundaries at a time, in memory
+    that does not grow with the document beyond its vectors and scores."""
     n = len(vectors)
+    scores = np.zeros(max(n - 1, 0), dtype=np.float64)
     if n < 2:
-        return np.zeros(0, dtype=np.float64)
-    csum = np.vstack(
-        [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
-    )
-    cut = np.arange(1, n)
-    left = csum[cut] - csum[np.maximum(cut - window, 0)]
-    right = csum[np.minimum(cut + window, n)] - csum[cut]
-    left /= np.maximum(np.linalg.norm(left, axis=1, keepdims=True), 1e-12)
-    right /= np.maximum(np.linalg.norm(right, axis=1, keepdims=True), 1e-12)
-    return 1.0 - np.einsum("ij,ij->i", left, right)
+        return scores
+    rows, at = np.zeros((1, vectors.shape[1])), 0  # running sums from row ``at`` on
+    for first in range(1, n, _BLOCK):  # boundaries first..end-1
+        end = min(first + _BLOCK, n)
+        lo, hi = max(first - window, 0), min(end - 1 + window, n)
+        rows, at = _prefix_rows(vectors, rows[lo - at], lo, hi), lo
+        cut = np.arange(first, end)
+        left = rows[cut - at] - rows[np.maximum(cut - window, 0) - at]
+        right = rows[np.minimum(cut + window, n) - at] - rows[cut - at]
+        left /= np.maximum(np.linalg.norm(left, axis=1, keepdims=True), 1e-12)
+        right /= np.maximum(np.linalg.norm(right, axis=1, keepdims=True), 1e-12)
+        scores[first - 1 : end - 1] = 1.0 - np.einsum("ij,ij->i", left, right)
+    return scores
+
+
+def _prefix_at(vectors: np.ndarray, wanted: set[int]) -> dict[int, np.ndarray]:
+    """The rows of the running sum of ``vectors`` at the indexes ``wanted``
+    (as :func:`_prefix_rows` adds them), computed a block at a time."""
+    out: dict[int, np.ndarray] = {}
+    order = sorted(wanted)
+    carry = np.zeros(vectors.shape[1], dtype=np.float64)
+    for lo in range(0, len(vectors) + 1, _BLOCK):
+        hi = min(lo + _BLOCK, len(vectors))
+        rows = _prefix_rows(vectors, carry, lo, hi)
+        for i in order[bisect_left(order, lo) : bisect_right(order, hi)]:
+            out[i] = rows[i - lo].copy()
+        carry = rows[-1]
+    return out
 
 
 class _Lengths:
@@ -247,9 +280,9 @@ class EmbeddingChunker(ChunkerBase):
         (the first of equal sizes first). A heap of the small segments and links
         between neighbours keep this O(n log n) in the number of segments: a long
         text of short sentences makes tens of thousands of them."""
-        csum = np.vstack(
-            [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
-        )
+        # a segment's sum is the difference of two running sums at segment boundaries:
+        # only those rows are kept
+        csum = _prefix_at(vectors, {i for a, b in segments for i in (a, b + 1)})
 
         def mean(seg: tuple[int, int]) -> np.ndarray:
             v = csum[seg[1] + 1] - csum[seg[0]]
