@@ -31,7 +31,7 @@ def source_hash(paragraphs: ParagraphInput) -> str:
     """A hash of the paragraphs' texts and ids: changes whenever the source does."""
     h = hashlib.sha256()
     for p in as_paragraphs(paragraphs):
-        h.update(f"{p.id}\x1f{p.page}\x1f{p.text}\x1e".encode())
+        h.update(f"{p.id}\x1f{p.page}\x1f{p.text}\x1e".encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:16]
 
 
