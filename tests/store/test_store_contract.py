@@ -165,6 +165,18 @@ def test_bad_filters_raise_config_error(filled: Store, filters: dict) -> None:
         filled.search("jesus", filters=filters)
 
 
+@pytest.mark.parametrize("mode", ["dense", "bm25", "hybrid"])
+@pytest.mark.parametrize("page", [10**30, [1, -(2**70)], 2**63])
+def test_a_page_past_any_store_integer_is_a_config_error(
+    filled: Store, mode: str, page: object
+) -> None:
+    # SQLite raised OverflowError binding it; no page is that large
+    with pytest.raises(
+        ConfigError, match=r"filter 'page' takes page numbers up to 9223372036854775807"
+    ):
+        filled.search("jesus", mode=mode, filters={"page": page})  # type: ignore[arg-type]
+
+
 def test_bad_mode_and_k(filled: Store) -> None:
     with pytest.raises(ConfigError, match="mode"):
         filled.search("jesus", mode="semantic")  # type: ignore[arg-type]
