@@ -308,3 +308,14 @@ def test_nul_characters_are_refused_alike_by_every_backend(filled: Store, bad: C
     with pytest.raises(StoreError, match="NUL"):
         filled.replace_source("n", [], source_metadata={"title": "a\x00b"})
     assert filled.stats()["chunks"] == len(CORPUS) and filled.get_source("n") is None
+
+
+@pytest.mark.parametrize("source_id", [None, 5, b"small", ["small"]])
+def test_a_source_id_that_is_not_a_string_is_a_config_error(
+    filled: Store, source_id: object
+) -> None:
+    # None was an AttributeError ('isascii'), a list a TypeError or a bind error
+    for method in (filled.get_source, filled.matching_sources, filled.delete_source):
+        with pytest.raises(ConfigError, match=r"^source_id must be a string"):
+            method(source_id)  # type: ignore[arg-type]
+    assert filled.stats()["chunks"] > 0  # nothing deleted
