@@ -352,3 +352,12 @@ def test_a_failure_late_in_a_long_document_keeps_the_answers_before_it() -> None
     again = chunker.chunk(paras, "long", metadata={"language": "en"})
     assert again[0].metadata["llm_status"] == "cached" and second.calls == len(prompts) - 2
     assert [c.text for c in again] == [c.text for c in chunks]
+
+
+@pytest.mark.parametrize("options", ["abc", 5, [("template", "chatml")], {1: "x"}])
+def test_provider_options_that_are_not_a_mapping_name_the_option(options: object) -> None:
+    # a spec's value is text (llm:provider_options=abc): dict() said
+    # "dictionary update sequence element #0 has length 1; 2 is required"
+    with pytest.raises(ConfigError, match=r"^provider_options must be a mapping") as err:
+        get_chunker("llm", provider="heuristic", provider_options=options)
+    assert "\n" not in str(err.value)

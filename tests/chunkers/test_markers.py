@@ -75,3 +75,41 @@ def test_invalid_marker_file_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_text("{not json", "utf-8")
     with pytest.raises(ConfigError, match="cannot read markers file"):
         load_markers("xx", bad)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        # a string where a list belongs was read letter by letter: markers "H", "o", ...
+        ({"continuation": "However"}, "en.continuation in the markers file must be a list"),
+        ({"continuation": 5}, "en.continuation in the markers file must be a list"),
+        ({"closure": None}, "en.closure in the markers file must be a list"),
+        ({"continuation": [{"marker": ""}]}, "invalid marker entry {'marker': ''}"),
+        (
+            {"continuation": [{"marker": "Yet", "not_followed_by": "again"}]},
+            "not_followed_by must be a list of words",
+        ),
+        (
+            {"continuation": [{"marker": "Yet", "not_followed_by": [5]}]},
+            "not_followed_by must be a list of words",
+        ),
+        ({"continuation": [{"marker": "So", "followed_by": 5}]}, "followed_by must be a string"),
+        # a misspelt kind left the language without those markers, silently
+        ({"continuaton": ["However"]}, r"unknown keys \['continuaton'\]: use continuation"),
+    ],
+)
+def test_a_misshapen_language_entry_is_one_line_naming_it(
+    tmp_path: Path, entry: dict[str, object], message: str
+) -> None:
+    path = tmp_path / "markers.json"
+    path.write_text(json.dumps({"languages": {"en": entry}}), "utf-8")
+    with pytest.raises(ConfigError, match=message) as err:
+        SemanticChunker(markers_path=path).chunk(["A b.", "However c."], "d")
+    assert "\n" not in str(err.value)
+
+
+def test_a_markers_file_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    with pytest.raises(ConfigError, match="deep.json: its JSON is nested too deeply"):
+        load_markers("en", path)

@@ -105,6 +105,24 @@ def test_bad_options_are_one_line_errors() -> None:
         run_chunker_bench(BenchOptions(dataset=SQUAD, retriever="x"), embedder=FakeEmbedder())
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        # was "k must be an integer from 0 to 10000, got 200000" (twice k) after the indexing
+        ({"k": 100_000}, r"^k must be from 1 to 1000 \(as retrieve takes\), got 100000$"),
+        # NaN failed every gate: the run ended in "gate failed" for a typo
+        ({"min_lift": float("nan")}, r"^min_lift must be a finite percent, got nan$"),
+        ({"min_lift": float("inf")}, r"^min_lift must be a finite percent, got inf$"),
+    ],
+)
+def test_a_k_or_gate_out_of_range_is_refused_before_the_run(
+    options: dict[str, float], message: str
+) -> None:
+    embedder = FakeEmbedder()
+    with pytest.raises(ConfigError, match=message):
+        run_chunker_bench(BenchOptions(dataset=SQUAD, **options), embedder=embedder)
+
+
 def test_neighbour_expansion_delivers_prev_and_next(tmp_path: Path) -> None:
     ds = load_dataset(SQUAD)
     doc = ds.documents["Lighthouses"]

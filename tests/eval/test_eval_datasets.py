@@ -196,3 +196,69 @@ def test_chroma_layout_detects_or_takes_the_language(tmp_path: Path) -> None:
     assert forced.documents["alma"].language == "pt" and forced.queries[0].language == "pt"
     with pytest.raises(ConfigError, match="unknown language"):
         load_dataset(tmp_path, language="x")
+
+
+_QUESTION = '{"id": "q", "language": "en", "doc_id": "d", "question": "Cats?", "references": %s}'
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("5", "line 1: a question needs doc_id, question, references"),  # was a TypeError
+        ("null", "line 1: a question needs doc_id, question, references"),
+        (_QUESTION % '"x"', "line 1: references must be a list of"),
+        (_QUESTION % "[5]", "line 1: references must be a list of"),
+        (_QUESTION % '[{"start": "a", "end": 3}]', "line 1: references must be a list of"),
+        (_QUESTION % '[{"start": 0.5, "end": 3}]', "line 1: references must be a list of"),
+        (_QUESTION.replace('"Cats?"', "5") % "[]", "line 1: question must be non-empty text"),
+        (_QUESTION.replace('"d"', "5") % "[]", "line 1: doc_id must be non-empty text, got 5"),
+        (_QUESTION.replace('"en"', "5") % "[]", "line 1: language must be a code such as en"),
+    ],
+)
+def test_a_misshapen_question_line_is_one_line_naming_it(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "d.md").write_text("Cats purr.\n\nDogs bark.\n", "utf-8")
+    (tmp_path / "questions.jsonl").write_text(line + "\n", "utf-8")
+    with pytest.raises(IngestError, match=message) as err:
+        load_dataset(tmp_path)
+    assert "\n" not in str(err.value)
+
+
+def _squad(tmp_path: Path, qa: dict, paragraphs: object = None) -> Path:
+    import json
+
+    para = {"context": "Cats purr at night.", "qas": [qa]}
+    data = {"data": [{"title": "t", "paragraphs": [para] if paragraphs is None else paragraphs}]}
+    path = tmp_path / "squad.json"
+    path.write_text(json.dumps(data), "utf-8")
+    return path
+
+
+_ANSWER = {"text": "purr", "answer_start": 5}
+
+
+@pytest.mark.parametrize(
+    ("qa", "paragraphs", "message"),
+    [
+        ({"id": "a", "question": "Cats?", "answers": [_ANSWER]}, "x", r"paragraphs must be a list"),
+        ({"id": "a", "question": "Cats?", "answers": "purr"}, None, r"qas\[a\]\.answers must be"),
+        (
+            {"id": "a", "question": "Cats?", "answers": [{"text": "purr", "answer_start": "x"}]},
+            None,
+            "answer_start must be a whole number, got 'x'",
+        ),
+        # a missing question was a KeyError, None the query "None"
+        ({"id": "a", "answers": [_ANSWER]}, None, "question must be non-empty text, got None"),
+        ({"id": "a", "question": None, "answers": [_ANSWER]}, None, "question must be non-empty"),
+    ],
+)
+def test_a_misshapen_squad_entry_is_one_line_naming_it(
+    tmp_path: Path, qa: dict, paragraphs: object, message: str
+) -> None:
+    with pytest.raises(IngestError, match=message) as err:
+        load_squad(_squad(tmp_path, qa, paragraphs))
+    assert "\n" not in str(err.value)
+    ok = {"id": "a", "question": "Cats?", "answers": [{"text": "purr", "answer_start": "5"}]}
+    assert [q.query for q in load_squad(_squad(tmp_path, ok)).queries] == ["Cats?"]

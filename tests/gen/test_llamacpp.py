@@ -106,6 +106,15 @@ def test_unknown_format_names_the_supported_families() -> None:
         detect_family({}, "alpaca")
 
 
+@pytest.mark.parametrize("template", [5, ["chatml"], b"chatml"])
+def test_a_template_that_is_not_a_name_is_one_line_naming_the_families(template) -> None:
+    # MCP and Python give options as JSON values: 5 was an AttributeError ('int'.strip)
+    with pytest.raises(GenerationError, match=r"^template must be the name of a chat format"):
+        LlamaCppProvider("m.gguf", template=template)
+    with pytest.raises(GenerationError, match="chatml, gemma, llama3, phi3"):
+        resolve("llamacpp", model="m.gguf", template=template)
+
+
 def test_render_lays_out_system_and_user_turns() -> None:
     chatml = render("chatml", 'Say {"a": 1}', "Be brief.")
     assert chatml == (

@@ -60,3 +60,30 @@ def test_windows_rebuild_from_their_span_and_fit(paras: list[str], size: int) ->
         assert run == ids[start : start + len(run)]  # consecutive chunks
     again = window_units(chunks, paras, max_chars=size)
     assert [w.id for w in again] == [w.id for w in window_units(chunks, paras, max_chars=size)]
+
+
+class _Pid(str):
+    """A paragraph id that counts how often it is compared for equality."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        type(self).compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_a_long_window_gathers_its_ids_in_linear_work() -> None:
+    # windows as wide as the document (window_chars in the millions): each gathered
+    # its members' paragraph ids by searching the list so far, cubic in all
+    paras = [f"Paragraph {i} says a few words." for i in range(600)]
+    chunks = ParagraphChunker(min_chars=1).chunk(paras, "src", metadata={"language": "en"})
+    for c in chunks:
+        c.metadata["para_ids"] = [_Pid(p) for p in c.metadata["para_ids"]]
+        c.metadata["pages"] = [_Pid(f"page-{p}") for p in c.metadata["para_ids"]]
+    wins = window_units(chunks, paras, max_chars=10**9)
+    assert len(wins) == len(chunks) - 1
+    assert wins[0].metadata["para_ids"] == [str(i) for i in range(600)]
+    assert wins[-1].metadata["pages"] == ["page-598", "page-599"]
+    assert _Pid.compared < 10 * sum(len(members(w)) for w in wins)

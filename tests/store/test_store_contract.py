@@ -165,6 +165,18 @@ def test_bad_filters_raise_config_error(filled: Store, filters: dict) -> None:
         filled.search("jesus", filters=filters)
 
 
+@pytest.mark.parametrize("mode", ["dense", "bm25", "hybrid"])
+@pytest.mark.parametrize("page", [10**30, [1, -(2**70)], 2**63])
+def test_a_page_past_any_store_integer_is_a_config_error(
+    filled: Store, mode: str, page: object
+) -> None:
+    # SQLite raised OverflowError binding it; no page is that large
+    with pytest.raises(
+        ConfigError, match=r"filter 'page' takes page numbers up to 9223372036854775807"
+    ):
+        filled.search("jesus", mode=mode, filters={"page": page})  # type: ignore[arg-type]
+
+
 def test_bad_mode_and_k(filled: Store) -> None:
     with pytest.raises(ConfigError, match="mode"):
         filled.search("jesus", mode="semantic")  # type: ignore[arg-type]
@@ -296,3 +308,14 @@ def test_nul_characters_are_refused_alike_by_every_backend(filled: Store, bad: C
     with pytest.raises(StoreError, match="NUL"):
         filled.replace_source("n", [], source_metadata={"title": "a\x00b"})
     assert filled.stats()["chunks"] == len(CORPUS) and filled.get_source("n") is None
+
+
+@pytest.mark.parametrize("source_id", [None, 5, b"small", ["small"]])
+def test_a_source_id_that_is_not_a_string_is_a_config_error(
+    filled: Store, source_id: object
+) -> None:
+    # None was an AttributeError ('isascii'), a list a TypeError or a bind error
+    for method in (filled.get_source, filled.matching_sources, filled.delete_source):
+        with pytest.raises(ConfigError, match=r"^source_id must be a string"):
+            method(source_id)  # type: ignore[arg-type]
+    assert filled.stats()["chunks"] > 0  # nothing deleted

@@ -147,10 +147,12 @@ def chunker_bench(
     Example: jw eval chunker-bench --variants "paragraph,semantic:target_chars=800" --shape rows --out report.md
     """
     from jw_eval.bench import BenchOptions, run_chunker_bench, write_report
+    from jw_eval.bench.output import check_report_path
 
     embedder = embedder or global_options(ctx).embedder
     if report not in ("md", "json"):
         raise typer.BadParameter("use md or json", param_hint="--report")
+    check_report_path(out)  # before the run: a run's report is never lost to a bad path
     options = BenchOptions(
         variants=variants, dataset=dataset, queries=queries, corpus_dir=corpus_dir,
         format=format, language=language, limit=limit, limit_per_language=per_language, k=k,

@@ -291,7 +291,9 @@ def diff(
         raise ConfigError("--chunkers is empty: give names such as paragraph,semantic")
     docs = load_documents(source)
     columns = {name: [chunk_document(doc, chunker=name) for doc in docs] for name in names}
-    html.write_text(render_chunk_diff(docs, columns, source=source), encoding="utf-8")
+    # a file name that is not UTF-8 (kept as surrogates) is shown escaped, not refused
+    page = render_chunk_diff(docs, columns, source=source)
+    html.write_text(page, encoding="utf-8", errors="backslashreplace")
     typer.echo(f"wrote {html}")
 
 

@@ -34,7 +34,9 @@ def unit_id(source_id: str, *key: object, tag: str = "") -> str:
     >>> unit_id("doc", "peer", "0-120")
     'doc:c1d7d63bc0b8'
     """
-    digest = hashlib.sha1(KEY_SEPARATOR.join(map(str, key)).encode()).hexdigest()[:12]
+    digest = hashlib.sha1(
+        KEY_SEPARATOR.join(map(str, key)).encode("utf-8", "surrogatepass")
+    ).hexdigest()[:12]
     return f"{source_id}:{tag}{digest}" if source_id or tag else digest
 
 

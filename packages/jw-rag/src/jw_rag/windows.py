@@ -69,11 +69,11 @@ def _window(
     else:
         text = PARAGRAPH_SEPARATOR.join(c.text for c in run)
     ids = [c.id for c in run]
-    para_ids: list[Any] = []
-    pages: list[Any] = []
-    for c in run:
-        para_ids += [p for p in c.metadata.get("para_ids") or () if p not in para_ids]
-        pages += [p for p in c.metadata.get("pages") or () if p not in pages]
+    # each id once, in reading order (a dict: linear in the run, however long)
+    para_ids: list[Any] = list(
+        dict.fromkeys(p for c in run for p in c.metadata.get("para_ids") or ())
+    )
+    pages: list[Any] = list(dict.fromkeys(p for c in run for p in c.metadata.get("pages") or ()))
     meta: dict[str, Any] = {
         EXTRA_UNIT_KEY: WINDOW_CHUNKER,
         "chunker": WINDOW_CHUNKER,

@@ -77,6 +77,7 @@ report is written and nothing fails.
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -288,6 +289,9 @@ def run_chunker_bench(
 ) -> BenchResult:
     """Load the dataset, run every variant, and build the report."""
     started = time.perf_counter()
+    if options.min_lift is not None and not math.isfinite(options.min_lift):
+        # NaN failed every gate, inf too: a typo, not a threshold
+        raise ConfigError(f"min_lift must be a finite percent, got {options.min_lift!r}")
     if options.shape is not None:
         check_shape(options.shape)
     peers = _peer_set(options.peers)

@@ -24,10 +24,34 @@ def render_report(report: dict[str, Any], fmt: str) -> str:
     raise ConfigError(f"unknown report format {fmt!r}: use md or json")
 
 
+def check_report_path(out: Path | None) -> None:
+    """Refuse, before a run, a report path the report cannot be written to
+    whole: a folder, a path under a file, or an ``.svg`` name (the chart,
+    written beside the report as ``<stem>.svg``, would replace it)."""
+    if out is None:
+        return
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a folder: give a file path, such as {out / 'report.md'}")
+    if out.suffix.lower() == ".svg":
+        raise ConfigError(
+            f"--out {out}: the chart is written beside the report as {out.with_suffix('.svg')} "
+            f"and would replace it; give the report another name, such as {out.with_suffix('.md')}"
+        )
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ConfigError(
+                    f"--out {out}: {parent} is a file, not a folder; give a path in a folder"
+                )
+            break
+
+
 def write_report(report: dict[str, Any], fmt: str, out: Path | None) -> list[Path]:
     """Write the report (stdout when ``out`` is None) and, with ``out``, the
-    chart as ``<out stem>.svg`` beside it. Returns the files written."""
+    chart as ``<out stem>.svg`` beside it (:func:`check_report_path` says
+    which ``out`` cannot be). Returns the files written."""
     text = render_report(report, fmt)
+    check_report_path(out)
     if out is None:
         sys.stdout.write(text)
         return []

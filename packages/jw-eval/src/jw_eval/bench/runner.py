@@ -40,7 +40,7 @@ from jw_rag.embed.protocol import Embedder
 from jw_rag.errors import ConfigError
 from jw_rag.model import Chunk
 from jw_rag.renames import warn_renamed
-from jw_rag.retrieve import search_depth
+from jw_rag.retrieve import MAX_K, search_depth
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules
@@ -68,6 +68,8 @@ class BenchConfig:
     def __post_init__(self) -> None:
         if self.k < 1:
             raise ConfigError(f"k must be >= 1, got {self.k}")
+        if self.k > MAX_K:  # the store would be asked for search_depth(k) hits: say k
+            raise ConfigError(f"k must be from 1 to {MAX_K} (as retrieve takes), got {self.k}")
         if self.retriever not in SEARCH_MODES:
             raise ConfigError(
                 f"unknown retriever {self.retriever!r}: use {', '.join(SEARCH_MODES)}"

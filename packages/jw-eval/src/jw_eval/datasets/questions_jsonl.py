@@ -18,7 +18,7 @@ from typing import Any
 
 from jw_eval.datasets.chroma import _Mapper, given_language, read_corpus_file
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
-from jw_rag.errors import IngestError
+from jw_rag.errors import IngestError, shown_value
 
 __all__ = ["load_questions_jsonl"]
 
@@ -38,11 +38,37 @@ def _records(path: Path) -> list[dict[str, Any]]:
             rec = json.loads(line)
         except ValueError as exc:
             raise IngestError(f"{path} line {no}: not JSON: {exc}") from exc
-        missing = [k for k in ("doc_id", "question", "references") if k not in rec]
-        if not isinstance(rec, dict) or missing:
+        if not isinstance(rec, dict) or any(
+            k not in rec for k in ("doc_id", "question", "references")
+        ):
             raise IngestError(f"{path} line {no}: a question needs doc_id, question, references")
+        _check_record(rec, f"{path} line {no}")
         out.append(rec)
     return out
+
+
+def _check_record(rec: dict[str, Any], where: str) -> None:
+    """One line naming the field of a question that has the wrong type."""
+    for key in ("doc_id", "question"):
+        if not isinstance(rec[key], str) or not rec[key].strip():
+            raise IngestError(f"{where}: {key} must be non-empty text, got {shown_value(rec[key])}")
+    if rec.get("language") is not None and not isinstance(rec["language"], str):
+        raise IngestError(
+            f"{where}: language must be a code such as en, got {shown_value(rec['language'])}"
+        )
+    refs = rec["references"]
+    if not isinstance(refs, list) or not all(
+        isinstance(r, dict)
+        and all(isinstance(r.get(k), int) and not isinstance(r.get(k), bool) for k in _OFFSETS)
+        for r in refs
+    ):
+        raise IngestError(
+            f'{where}: references must be a list of {{"start": N, "end": N}} character '
+            f"offsets (whole numbers), got {shown_value(refs)}"
+        )
+
+
+_OFFSETS = ("start", "end")
 
 
 def _find_document(corpus: Path, doc_id: str, language: str | None) -> Path | None:

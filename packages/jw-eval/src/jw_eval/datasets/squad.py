@@ -20,7 +20,7 @@ from typing import Any
 from jw_core import detect_language, normalize_language
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.spans import ExpectedSpan
-from jw_rag.errors import IngestError
+from jw_rag.errors import IngestError, shown_value
 from jw_rag.model import Paragraph
 
 __all__ = ["load_squad", "locate_answer"]
@@ -52,6 +52,18 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return data["data"]
 
 
+_SHAPE = "SQuAD holds data: [{title, paragraphs: [{context, qas: [{id, question, answers}]}]}]"
+
+
+def _objects(value: Any, path: Path, where: str) -> list[dict[str, Any]]:
+    """``value`` when it is a list of objects (``None``: none), else one line naming it."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise IngestError(f"{path}: {where} must be a list of objects, got {shown_value(value)}")
+    return value
+
+
 def load_squad(path: str | Path, *, language: str | None = None) -> Dataset:
     """Load a SQuAD-format file; ``language`` defaults to detection per article."""
     path = Path(path)
@@ -60,9 +72,11 @@ def load_squad(path: str | Path, *, language: str | None = None) -> Dataset:
     documents: dict[str, BenchDocument] = {}
     queries: list[BenchQuery] = []
     for a_index, article in enumerate(_read(path)):
+        if not isinstance(article, dict):
+            raise IngestError(f"{path}: data[{a_index}] is not an article object: {_SHAPE}")
         title = str(article.get("title") or f"article-{a_index + 1}")
         doc_id = title if title not in documents else f"{title}#{a_index + 1}"
-        paras = article.get("paragraphs") or []
+        paras = _objects(article.get("paragraphs"), path, f"data[{a_index}].paragraphs")
         contexts = [str(p.get("context", "")) for p in paras]
         paragraphs = [Paragraph(c, id=str(i)) for i, c in enumerate(contexts)]
         doc_lang = lang_given or detect_language(" ".join(contexts)[:3000])
@@ -70,14 +84,21 @@ def load_squad(path: str | Path, *, language: str | None = None) -> Dataset:
         documents[doc_id] = doc
         for p_index, para in enumerate(paras):
             context = contexts[p_index]
-            for qa in para.get("qas") or []:
+            for qa in _objects(para.get("qas"), path, f"data[{a_index}].paragraphs[{p_index}].qas"):
                 if qa.get("is_impossible"):
                     stats["skipped_impossible"] += 1
                     continue
                 span = None
-                for n, answer in enumerate(qa.get("answers") or []):
+                where = f"data[{a_index}].paragraphs[{p_index}].qas[{qa.get('id', '?')}]"
+                for n, answer in enumerate(_objects(qa.get("answers"), path, f"{where}.answers")):
                     text = str(answer.get("text", ""))
-                    start = int(answer.get("answer_start", -1))
+                    try:
+                        start = int(answer.get("answer_start", -1))
+                    except (TypeError, ValueError, OverflowError):
+                        raise IngestError(
+                            f"{path}: {where}: answer_start must be a whole number, got "
+                            f"{shown_value(answer.get('answer_start'))}"
+                        ) from None
                     if start < 0 or not _WORDY.search(text):
                         stats["answers_unusable"] += 1
                         continue
@@ -94,10 +115,14 @@ def load_squad(path: str | Path, *, language: str | None = None) -> Dataset:
                 if span is None:
                     stats["questions_dropped"] += 1
                     continue
-                queries.append(
-                    BenchQuery(
-                        str(qa.get("id", len(queries))), str(qa["question"]), doc_lang, (span,)
+                question = qa.get("question")
+                if not isinstance(question, str) or not question.strip():
+                    raise IngestError(
+                        f"{path}: {where}: question must be non-empty text, got "
+                        f"{shown_value(question)}"
                     )
+                queries.append(
+                    BenchQuery(str(qa.get("id", len(queries))), question, doc_lang, (span,))
                 )
     for key in ("answers_offset", "answers_refound", "answers_refound_ci", "questions_dropped"):
         stats.setdefault(key, 0)

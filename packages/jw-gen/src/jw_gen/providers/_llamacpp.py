@@ -176,6 +176,13 @@ class LlamaCppProvider(Provider):
         self.threads = _setting("threads", threads, THREADS_ENV, 1)
         self.n_ctx = _setting("n_ctx", n_ctx, CTX_ENV, 8192)
         self.max_tokens = _setting("max_tokens", max_tokens, MAX_TOKENS_ENV, 512)
+        if template is not None and not isinstance(template, str):
+            raise GenerationError(
+                f"template must be the name of a chat format ({', '.join(sorted(FAMILIES))}), "
+                f"got {type(template).__name__}: pass one of those names, or leave it out to "
+                "read the format from the model file",
+                provider=_PROVIDER,
+            )
         if template is not None and template.strip().lower() not in FAMILIES:
             detect_family({}, template)  # raises the one-line error naming the families
         self.template = template

@@ -376,12 +376,10 @@ class _SpanReader:
         if paragraphs is None:
             return text, list(indexes), None, ()
         pages: list[Any] | None = None
-        if self._has_pages:
-            pages = []
-            for k in indexes:
-                page = paragraphs[k].page
-                if page is not None and page not in pages:
-                    pages.append(page)
+        if self._has_pages:  # each page once, in order: a dict, linear however many
+            pages = list(
+                dict.fromkeys(p for p in (paragraphs[k].page for k in indexes) if p is not None)
+            )
         para_ids: list[str | int] = []
         for k in indexes:
             pid = paragraphs[k].id

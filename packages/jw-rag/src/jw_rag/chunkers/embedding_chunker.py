@@ -33,6 +33,8 @@ count what was sent to it, across calls.
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 import numpy as np
@@ -76,22 +78,54 @@ def sentence_units(
     return units
 
 
+#: Boundaries scored at a time: the float64 sums of one block, not of the whole
+#: document, are held beside its vectors.
+_BLOCK = 1024
+
+
+def _prefix_rows(vectors: np.ndarray, carry: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Rows ``lo..hi`` of the running sum of ``vectors`` (row ``j`` sums the first
+    ``j`` vectors), given ``carry``, row ``lo``: added in the same order as one
+    ``cumsum`` over the whole document, so every row is the same to the last bit."""
+    return np.cumsum(np.vstack([carry[None, :], vectors[lo:hi]]), axis=0, dtype=np.float64)
+
+
 def window_scores(vectors: np.ndarray, window: int) -> np.ndarray:
     """Step 3: for each boundary ``i`` (between sentence ``i`` and ``i + 1``),
     the cosine distance between the mean vectors of the ``window`` sentences
-    before and after it."""
+    before and after it. Scored a block of boundaries at a time, in memory
+    that does not grow with the document beyond its vectors and scores."""
     n = len(vectors)
+    scores = np.zeros(max(n - 1, 0), dtype=np.float64)
     if n < 2:
-        return np.zeros(0, dtype=np.float64)
-    csum = np.vstack(
-        [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
-    )
-    cut = np.arange(1, n)
-    left = csum[cut] - csum[np.maximum(cut - window, 0)]
-    right = csum[np.minimum(cut + window, n)] - csum[cut]
-    left /= np.maximum(np.linalg.norm(left, axis=1, keepdims=True), 1e-12)
-    right /= np.maximum(np.linalg.norm(right, axis=1, keepdims=True), 1e-12)
-    return 1.0 - np.einsum("ij,ij->i", left, right)
+        return scores
+    rows, at = np.zeros((1, vectors.shape[1])), 0  # running sums from row ``at`` on
+    for first in range(1, n, _BLOCK):  # boundaries first..end-1
+        end = min(first + _BLOCK, n)
+        lo, hi = max(first - window, 0), min(end - 1 + window, n)
+        rows, at = _prefix_rows(vectors, rows[lo - at], lo, hi), lo
+        cut = np.arange(first, end)
+        left = rows[cut - at] - rows[np.maximum(cut - window, 0) - at]
+        right = rows[np.minimum(cut + window, n) - at] - rows[cut - at]
+        left /= np.maximum(np.linalg.norm(left, axis=1, keepdims=True), 1e-12)
+        right /= np.maximum(np.linalg.norm(right, axis=1, keepdims=True), 1e-12)
+        scores[first - 1 : end - 1] = 1.0 - np.einsum("ij,ij->i", left, right)
+    return scores
+
+
+def _prefix_at(vectors: np.ndarray, wanted: set[int]) -> dict[int, np.ndarray]:
+    """The rows of the running sum of ``vectors`` at the indexes ``wanted``
+    (as :func:`_prefix_rows` adds them), computed a block at a time."""
+    out: dict[int, np.ndarray] = {}
+    order = sorted(wanted)
+    carry = np.zeros(vectors.shape[1], dtype=np.float64)
+    for lo in range(0, len(vectors) + 1, _BLOCK):
+        hi = min(lo + _BLOCK, len(vectors))
+        rows = _prefix_rows(vectors, carry, lo, hi)
+        for i in order[bisect_left(order, lo) : bisect_right(order, hi)]:
+            out[i] = rows[i - lo].copy()
+        carry = rows[-1]
+    return out
 
 
 class _Lengths:
@@ -242,10 +276,13 @@ class EmbeddingChunker(ChunkerBase):
         vectors: np.ndarray,
         lengths: _Lengths,
     ) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
-        """Merge each too-small segment into its more similar neighbour, smallest first."""
-        csum = np.vstack(
-            [np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0, dtype=np.float64)]
-        )
+        """Merge each too-small segment into its more similar neighbour, smallest first
+        (the first of equal sizes first). A heap of the small segments and links
+        between neighbours keep this O(n log n) in the number of segments: a long
+        text of short sentences makes tens of thousands of them."""
+        # a segment's sum is the difference of two running sums at segment boundaries:
+        # only those rows are kept
+        csum = _prefix_at(vectors, {i for a, b in segments for i in (a, b + 1)})
 
         def mean(seg: tuple[int, int]) -> np.ndarray:
             v = csum[seg[1] + 1] - csum[seg[0]]
@@ -254,32 +291,48 @@ class EmbeddingChunker(ChunkerBase):
         def size(seg: tuple[int, int]) -> int:
             return lengths.of(units[seg[0]], units[seg[1]])
 
-        segs = list(segments)
+        # segments by their first unit; before/after link neighbours (-1: none)
+        end = {a: b for a, b in segments}
+        before = {a: (segments[i - 1][0] if i else -1) for i, (a, _) in enumerate(segments)}
+        after = {a: -1 for a, _ in segments}
+        for a, b in before.items():
+            if b >= 0:
+                after[b] = a
+        small = [(size(s), s[0], s[1]) for s in segments if size(s) < self.min_chars]
+        heapq.heapify(small)
         merged: set[tuple[int, int]] = set()
-        stuck: set[tuple[int, int]] = set()
-        while True:
-            small = [
-                (size(s), i)
-                for i, s in enumerate(segs)
-                if size(s) < self.min_chars and s not in stuck
-            ]
-            if not small:
-                break
-            _, i = min(small)
-            seg = segs[i]
-            options = []
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(segs):
-                    joined = (min(seg[0], segs[j][0]), max(seg[1], segs[j][1]))
-                    if size(joined) <= self.max_chars:
-                        options.append((float(mean(seg) @ mean(segs[j])), j, joined))
-            if not options:
-                stuck.add(seg)
+        while small:
+            _, a, b = heapq.heappop(small)
+            if end.get(a) != b:  # merged away since it was pushed
                 continue
-            _, j, joined = max(options)
+            seg = (a, b)
+            options = []
+            for side, j in enumerate((before[a], after[a])):
+                if j >= 0:
+                    other = (j, end[j])
+                    joined = (min(a, j), max(b, other[1]))
+                    if size(joined) <= self.max_chars:
+                        options.append((float(mean(seg) @ mean(other)), side, other, joined))
+            if not options:  # stays small: no neighbour can take it
+                continue
+            _, _, other, joined = max(options)
             merged.discard(seg)
-            merged.discard(segs[j])
+            merged.discard(other)
             merged.add(joined)
-            lo = min(i, j)
-            segs[lo : lo + 2] = [joined]
-        return segs, merged
+            first, last = joined
+            right = seg if seg[0] > other[0] else other
+            del end[right[0]]
+            end[first] = last
+            nxt = after.pop(right[0])
+            del before[right[0]]
+            after[first] = nxt
+            if nxt >= 0:
+                before[nxt] = first
+            if size(joined) < self.min_chars:
+                heapq.heappush(small, (size(joined), first, last))
+        out: list[tuple[int, int]] = []
+        at = segments[0][0] if segments else -1
+        while at >= 0:
+            out.append((at, end[at]))
+            at = after[at]
+        return out, merged

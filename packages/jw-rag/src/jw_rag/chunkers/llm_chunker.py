@@ -72,7 +72,7 @@ from jw_rag.chunkers.llm_answer import (
 from jw_rag.chunkers.llm_prompt import PROMPT_VERSION, SYSTEM_PROMPT, build_prompt, shown_size
 from jw_rag.chunkers.protocol import identity
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
-from jw_rag.errors import ConfigError, llm_extra_missing
+from jw_rag.errors import ConfigError, llm_extra_missing, shown_value
 from jw_rag.model import (
     Chunk,
     Paragraph,
@@ -198,6 +198,14 @@ class LLMChunker(ChunkerBase):
         cache = flag("cache", cache)
         strict = flag("strict", strict)
         cache_dir = optional_path("cache_dir", cache_dir)
+        if provider_options is not None and (
+            not isinstance(provider_options, Mapping)
+            or not all(isinstance(key, str) for key in provider_options)
+        ):
+            raise ConfigError(
+                "provider_options must be a mapping of the provider's option names to "
+                f"values (such as {{'template': 'chatml'}}), got {shown_value(provider_options)}"
+            )
         self.semantic = SemanticChunker(
             max_chars=max_chars,
             min_chars=min_chars,

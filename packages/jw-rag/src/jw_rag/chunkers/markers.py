@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 
 __all__ = ["MarkerSet", "load_markers", "marker_languages"]
 
@@ -63,23 +63,46 @@ class _Marker:
         return p
 
 
+#: What one language's entry holds: a list of markers of each kind.
+_KINDS = ("continuation", "closure", "reference")
+
+
 def _parse_marker(item: Any, where: str) -> _Marker:
     if isinstance(item, str) and item.strip():
         return _Marker(item)
-    if isinstance(item, Mapping) and isinstance(item.get("marker"), str):
+    if isinstance(item, Mapping) and isinstance(item.get("marker"), str) and item["marker"].strip():
+        marker = item["marker"]
         unknown = set(item) - {"marker", "followed_by", "not_followed_by"}
         if unknown:
             raise ConfigError(
-                f"marker {item['marker']!r} in {where} has unknown keys {sorted(unknown)}"
+                f"marker {shown_value(marker)} in {where} has unknown keys {sorted(unknown)}"
             )
-        return _Marker(
-            item["marker"],
-            str(item.get("followed_by", "")),
-            tuple(item.get("not_followed_by", ())),
-        )
+        followed_by = item.get("followed_by", "")
+        if not isinstance(followed_by, str):
+            raise ConfigError(
+                f"marker {shown_value(marker)} in {where}: followed_by must be a string of the characters "
+                f'that may follow it (such as ","), got {shown_value(followed_by)}'
+            )
+        words = item.get("not_followed_by", [])
+        if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+            raise ConfigError(
+                f"marker {shown_value(marker)} in {where}: not_followed_by must be a list of words "
+                f'(such as ["another"]), got {shown_value(words)}'
+            )
+        return _Marker(marker, followed_by, tuple(words))
     raise ConfigError(
-        f"invalid marker entry {item!r} in {where}: use a string or an object with 'marker'"
+        f"invalid marker entry {shown_value(item)} in {where}: use a non-empty string or an object "
+        "with a non-empty 'marker'"
     )
+
+
+def _parse_list(entry: Mapping[str, Any], lang: str, kind: str) -> list[_Marker]:
+    items = entry.get(kind, [])
+    if not isinstance(items, list):
+        raise ConfigError(
+            f"{lang}.{kind} in the markers file must be a list of markers, got {shown_value(items)}"
+        )
+    return [_parse_marker(m, f"{lang}.{kind}") for m in items]
 
 
 class _Matcher:
@@ -279,6 +302,12 @@ def _read(path: str | None) -> dict[str, Any]:
         else:
             raw = _read_file(path)
         data = json.loads(raw)
+    except RecursionError:
+        where = path or "jw_core/data/continuation_markers.json"
+        raise ConfigError(
+            f"cannot read markers file {where}: its JSON is nested too deeply; give the marker "
+            "lists' JSON file"
+        ) from None
     except (OSError, ValueError) as exc:
         where = path or "jw_core/data/continuation_markers.json"
         raise ConfigError(f"cannot read markers file {where}: {exc}") from exc
@@ -294,9 +323,12 @@ def _load_all(path: str | None) -> dict[str, MarkerSet]:
     for lang, entry in data["languages"].items():
         if not isinstance(entry, dict):
             raise ConfigError(f"markers for {lang!r} must be an object")
-        cont = [_parse_marker(m, f"{lang}.continuation") for m in entry.get("continuation", [])]
-        clos = [_parse_marker(m, f"{lang}.closure") for m in entry.get("closure", [])]
-        refs = [_parse_marker(m, f"{lang}.reference") for m in entry.get("reference", [])]
+        unknown = sorted(set(entry) - set(_KINDS))
+        if unknown:  # a misspelt kind would leave that language without those markers
+            raise ConfigError(
+                f"markers for {lang!r} have unknown keys {unknown}: use {', '.join(_KINDS)}"
+            )
+        cont, clos, refs = (_parse_list(entry, lang, kind) for kind in _KINDS)
         out[lang] = MarkerSet(lang, cont, clos, refs)
     return out
 

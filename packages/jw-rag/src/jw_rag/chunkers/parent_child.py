@@ -31,7 +31,7 @@ def source_hash(paragraphs: ParagraphInput) -> str:
     """A hash of the paragraphs' texts and ids: changes whenever the source does."""
     h = hashlib.sha256()
     for p in as_paragraphs(paragraphs):
-        h.update(f"{p.id}\x1f{p.page}\x1f{p.text}\x1e".encode())
+        h.update(f"{p.id}\x1f{p.page}\x1f{p.text}\x1e".encode("utf-8", "surrogatepass"))
     return h.hexdigest()[:16]
 
 
@@ -39,8 +39,14 @@ def _resolve(role: str, chunker: str | Chunker, options: Mapping[str, Any] | Non
     if options is not None and not isinstance(options, Mapping):
         raise ConfigError(f"{role}_options must be a mapping of options, got {options!r}")
     if isinstance(chunker, str):
-        from jw_rag.chunkers.registry import get_chunker
+        from jw_rag.chunkers.registry import get_chunker, parse_chunker_spec
 
+        if parse_chunker_spec(chunker)[0] == ParentChildChunker.name:
+            # its parents would be lost: only its children come out of chunk()
+            raise ConfigError(
+                f"the {role} of a parent-child chunker cannot be another parent-child "
+                f"chunker: name one such as {'structure' if role == 'parent' else 'paragraph'}"
+            )
         return get_chunker(chunker, **dict(options or {}))
     if not callable(getattr(chunker, "chunk", None)) or not getattr(chunker, "name", None):
         raise ConfigError(f"{role} must be a chunker name or a Chunker, got {chunker!r}")

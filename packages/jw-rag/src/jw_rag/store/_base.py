@@ -228,6 +228,16 @@ def _check_ids(ids: Any) -> list[str]:
     return wanted
 
 
+def _check_source_id(source_id: object) -> None:
+    """A source id given to one of a store's source methods: a string (the
+    ids a store keeps), checked as :func:`check_id` checks it."""
+    if not isinstance(source_id, str):
+        raise ConfigError(
+            f"source_id must be a string (an id `jw rag stats` lists), got {shown_value(source_id)}"
+        )
+    check_id(source_id, "source id")
+
+
 class StoreCore(ABC, Generic[ConnT]):
     """The shared half of a :class:`~jw_rag.store.protocol.Store`.
 
@@ -591,7 +601,7 @@ class StoreCore(ABC, Generic[ConnT]):
         parents; returns the number of chunks (window units not counted).
         ``source_id`` names a stored id equal to it under Unicode NFC, as in
         :meth:`matching_sources` (refused when it names several)."""
-        check_id(source_id, "source id")
+        _check_source_id(source_id)
         try:
             with self._writing() as conn:
                 source_id = self._one_source(conn, source_id)
@@ -648,7 +658,7 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def get_source(self, source_id: str) -> dict[str, Any] | None:
         """What the store knows about a source, or ``None``."""
-        check_id(source_id, "source id")
+        _check_source_id(source_id)
         with self._reading() as conn:
             row = self._source_row(conn, source_id)
         return None if row is None else {"source_id": source_id, **row._asdict()}
@@ -659,7 +669,7 @@ class StoreCore(ABC, Generic[ConnT]):
         stored as given, so ``café`` typed in NFC names a source whose id came
         in NFD from a macOS file name, and the reverse); ``[]`` when none.
         Search filters and :meth:`delete_source` read ``source_id`` this way."""
-        check_id(source_id, "source id")
+        _check_source_id(source_id)
         with self._reading() as conn:
             return self._matching(conn, source_id)
 

@@ -33,12 +33,20 @@ class SqlFilter:
         return bool(self.params) or self.empty
 
 
+#: The largest page number a filter takes (SQLite's largest integer).
+_MAX_PAGE = 2**63 - 1
+
+
 def _values(key: str, value: Any) -> list[Any]:
     values = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
     for v in values:
         if key == "page":
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ConfigError(f"filter 'page' takes page numbers (int), got {v!r}")
+            if not -_MAX_PAGE - 1 <= v <= _MAX_PAGE:  # past what SQLite binds: no page is
+                raise ConfigError(
+                    f"filter 'page' takes page numbers up to {_MAX_PAGE}, got {shown_value(v)}"
+                )
         elif not isinstance(v, str):
             raise ConfigError(f"filter {key!r} takes strings, got {shown_value(v)}")
         else:
