@@ -121,9 +121,12 @@ def test_a_huge_paragraph_is_cut_in_linear_time() -> None:
     small, large = _sentences(2_000), _sentences(16_000)  # ~120 kB and ~1 MB
     took = []
     for para in (small, large):
-        start = time.perf_counter()
-        units = _units([para])
-        took.append(time.perf_counter() - start)
+        times = []
+        for _ in range(3):  # the fastest of three: a busy machine slows single runs at random
+            start = time.perf_counter()
+            units = _units([para])
+            times.append(time.perf_counter() - start)
+        took.append(min(times))
         assert max(len(u.text) for u in units) <= DEFAULT_UNITS.split_above
     assert took[1] / took[0] < 24, took  # 8x the text: ~8x when linear, 64x when quadratic
 
