@@ -127,3 +127,44 @@ def test_commands_that_need_a_store_create_none(pg_database: PgDatabase) -> None
     PostgresStore(dsn, embedder=CountingEmbedder()).close()  # a writer makes one
     with open_store(dsn, embedder=CountingEmbedder(), create=False) as store:
         assert store.stats()["chunks"] == 0
+
+
+def test_a_reader_keeps_the_search_path_of_pgoptions_and_of_a_service_file(
+    pg_database: PgDatabase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libpq takes ``options`` from ``$PGOPTIONS`` or a service file when the
+    DSN has none: a reader finds the store a writer made there, as the writer
+    does (a reader that put its own ``options`` in the DSN lost them)."""
+    dsn = pg_database()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA lib")
+    monkeypatch.setenv("PGOPTIONS", "-c search_path=lib")
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        writer.add(make_chunks("s", 3))
+    assert "jw_chunks" in _tables(dsn, "lib") and "jw_chunks" not in _tables(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:  # as a store made before they were
+        conn.execute("DELETE FROM lib.jw_meta WHERE key LIKE 'hnsw%'")
+    with open_store(dsn, embedder=CountingEmbedder(), read_only=True) as reader:
+        assert [h.chunk.id for h in reader.search("number1", mode="bm25")] == ["s:1"]
+    with psycopg.connect(dsn) as conn:  # the reader recorded no graph
+        assert conn.execute(
+            "SELECT count(*) FROM lib.jw_meta WHERE key LIKE 'hnsw%'"
+        ).fetchone() == (0,)
+    monkeypatch.delenv("PGOPTIONS")
+    parts = psycopg.conninfo.conninfo_to_dict(dsn)
+    services = tmp_path / "pg_service.conf"
+    services.write_text(
+        f"[lib]\nhost={parts['host']}\ndbname={parts['dbname']}\nuser={parts['user']}\n"
+        "options=-c search_path=lib\n",
+        "utf-8",
+    )
+    monkeypatch.setenv("PGSERVICEFILE", str(services))
+    with open_store(
+        "postgresql:///?service=lib", embedder=CountingEmbedder(), read_only=True
+    ) as reader:
+        assert [h.chunk.id for h in reader.search("number2", mode="bm25")] == ["s:2"]
+        with pytest.raises(StoreError, match="is opened for reading only"):
+            reader.delete_source("s")
+    with pytest.raises(StoreError, match="^no store in "):
+        open_store(dsn, read_only=True)  # the public schema holds none
+    assert _tables(dsn, "lib").count("jw_chunks") == 1 and _tables(dsn) == []

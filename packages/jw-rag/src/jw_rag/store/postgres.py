@@ -17,7 +17,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
@@ -210,14 +210,12 @@ def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     )
 
 
-def _read_only_options(dsn: str) -> str:
-    """The DSN's own ``options`` (a ``search_path``, say) with every
-    transaction made read-only by the server."""
-    try:
-        own = _conninfo.conninfo_to_dict(dsn).get("options") or ""
-    except psycopg.ProgrammingError:  # connect() says what is wrong with the DSN
-        own = ""
-    return f"{own} -c default_transaction_read_only=on".strip()
+def _reads_only(conn: psycopg.Connection) -> None:
+    """A reader's connection: every transaction begins ``READ ONLY``, so the
+    server refuses any write. Set on the connection, not through its
+    ``options``: options the DSN does not carry (``$PGOPTIONS``, a service
+    file's) would be replaced by the ones given, a ``search_path`` with them."""
+    conn.read_only = True
 
 
 class PostgresStore(StoreCore[psycopg.Connection]):
@@ -281,22 +279,23 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         self.where = self._label = describe_dsn(dsn)
         self.read_only = read_only
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
-        if read_only:
-            kwargs["options"] = _read_only_options(dsn)
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 if read_only:
-                    check_readable(conn, self.where)
-                else:
-                    if not create:
-                        check_exists(conn, self.where)
-                    prepare(conn, self.where)
-                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
-                versions = conn.execute(
-                    "SELECT e.extversion, a.default_version FROM pg_extension e "
-                    "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
-                    "WHERE e.extname = 'vector'"
-                ).fetchone()
+                    _reads_only(conn)
+                with conn.transaction() if read_only else nullcontext():
+                    if read_only:
+                        check_readable(conn, self.where)
+                    else:
+                        if not create:
+                            check_exists(conn, self.where)
+                        prepare(conn, self.where)
+                    graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
+                    versions = conn.execute(
+                        "SELECT e.extversion, a.default_version FROM pg_extension e "
+                        "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
+                        "WHERE e.extname = 'vector'"
+                    ).fetchone()
         except psycopg.OperationalError as exc:
             raise StoreError(
                 f"cannot connect to PostgreSQL at {self.where} ({_first_line(exc)}): "
@@ -323,7 +322,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                     "with rebuild_index(m=..., ef_construction=...)"
                 )
         self._pool = ConnectionPool(
-            dsn, min_size=1, max_size=pool_size, kwargs=kwargs, open=True, name="jw-rag"
+            dsn,
+            min_size=1,
+            max_size=pool_size,
+            kwargs=kwargs,
+            configure=_reads_only if read_only else None,
+            open=True,
+            name="jw-rag",
         )
         self._defer_index = False
         self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
