@@ -17,6 +17,7 @@ from jw_rag.errors import StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import open_store
 from jw_rag.store.postgres import PostgresStore
+from jw_rag.store.protocol import SourceWrite
 from tests.postgres.pg_harness import PgDatabase
 from tests.store.store_helpers import CountingEmbedder, make_chunks
 
@@ -71,6 +72,41 @@ def test_a_reader_searches_and_refuses_writes(pg_database: PgDatabase) -> None:
     with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
         after = writer.stats()
     assert after["chunks"] == before["chunks"] and after["sources"] == before["sources"]
+
+
+def test_a_reader_refuses_every_write_in_the_same_line(pg_database: PgDatabase) -> None:
+    """The index methods write too: on a reader they say it is read-only, as
+    the other writes do (not the server's refusal with "retry"), and change
+    nothing; ``build_index`` is refused even when the index exists."""
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        writer.replace_source("book", make_chunks("book", 5), content_hash="v1")
+        graph, before = writer.hnsw_graph(), writer.stats()
+    reader = open_store(dsn, embedder=CountingEmbedder(), read_only=True)
+    assert isinstance(reader, PostgresStore)
+    writes = {
+        "add_parents": lambda: reader.add_parents([Chunk("p:0", "a parent", "book")]),
+        "replace_sources": lambda: reader.replace_sources(
+            [SourceWrite("b2", make_chunks("b2", 1), "h")]
+        ),
+        "delete_source of none": lambda: reader.delete_source("nothing"),
+        "build_index": reader.build_index,
+        "rebuild_index": reader.rebuild_index,
+        "rebuild_index by size": lambda: reader.rebuild_index(by_size=True),
+        "rebuild_index to a pair": lambda: reader.rebuild_index(m=8, ef_construction=32),
+        "deferred_index": lambda: reader.deferred_index().__enter__(),
+    }
+    with reader:
+        for name, write in writes.items():
+            with pytest.raises(StoreError) as err:
+                write()
+            assert str(err.value) == (
+                f"the store at {reader.where} is opened for reading only: open it without "
+                "read_only to write; searching it works as it is"
+            ), name
+        assert reader.has_index() and reader.hnsw_graph() == graph
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        assert writer.stats() == before and writer.has_index()
 
 
 def test_a_reader_keeps_the_dsn_s_own_search_path(pg_database: PgDatabase) -> None:

@@ -510,7 +510,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         """Build the HNSW index if it is missing, in one pass over the stored
         vectors with ``memory`` of ``maintenance_work_mem``; returns whether it
         built one. Writes wait while it builds; searches do not."""
-        with self._conn(write=True) as conn:
+        with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)
             dim = self._meta(conn).get("dim")
@@ -549,7 +549,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 "by_size chooses the graph by the store's size, m / ef_construction give one: "
                 "pass one or the other"
             )
-        with self._conn(write=True) as conn:
+        with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)
             if by_size:
@@ -591,7 +591,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         the index once (pgvector builds an index many times faster than it
         inserts into one). The index is rebuilt even when the block raises;
         meanwhile every process's dense search is exact, so still right."""
-        with self._conn(write=True) as conn:
+        with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)  # a bad one stops here, not after the load
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")
