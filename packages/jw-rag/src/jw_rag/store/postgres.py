@@ -13,6 +13,7 @@ sources ingest in parallel from any number of processes.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import warnings
@@ -105,13 +106,18 @@ _COLUMNS = (
 )
 
 
+#: The password of a URI quoted in a message: ``://user:`` up to the last ``@``.
+_URI_PASSWORD = re.compile(r'(://[^:/@\s"]*:)[^\s"]*@')
+
+
 def describe_dsn(dsn: str) -> str:
     """``dsn`` without its password: ``postgresql://user@host:port/dbname``."""
     try:
         parts = _conninfo.conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as exc:
+        reason = _URI_PASSWORD.sub(r"\1***@", str(exc).splitlines()[0])  # libpq quotes the URI
         raise StoreError(
-            f"invalid PostgreSQL DSN ({str(exc).splitlines()[0]}): use the form "
+            f"invalid PostgreSQL DSN ({reason}): use the form "
             "postgresql://user:password@host:5432/dbname"
         ) from None
     user = f"{parts['user']}@" if parts.get("user") else ""
