@@ -225,7 +225,7 @@ def _store_source(
             skip_bad=flags.skip_bad,
         )  # fmt: skip
         if skipped is not None and not docs:
-            _report([], False, skipped)
+            _report([], flags.as_json, skipped, left_out)
             raise nothing_to_ingest(source, skipped, kind.name)
     with opened_store(opts.store_for(store), embedder=opts.embedder_for(flags.embedder)) as st:
         show = sys.stderr.isatty() and (docs is None or len(docs) > 1)
@@ -239,7 +239,7 @@ def _store_source(
                     counting, docs, chunker=chosen, replace=flags.replace, skipped=skipped
                 )
     if not results and skipped:
-        _report([], False, skipped)
+        _report([], flags.as_json, skipped, left_out)
         raise nothing_to_ingest(source, skipped, kind.name)
     _report(results, flags.as_json, skipped, left_out)
 
