@@ -6,6 +6,7 @@ no store keeps it as an origin."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -110,3 +111,22 @@ def test_a_file_path_holding_raw_bytes_is_chunked_and_diffed(tmp_path: Path) -> 
     done = jw(tmp_path, "rag", "diff", raw, "--html", str(page))
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert "caf\\udce9" in page.read_text(encoding="utf-8")
+
+
+def test_the_json_of_a_folder_with_such_names_is_utf8(tmp_path: Path) -> None:
+    """``--json`` gives UTF-8 JSON whatever the file names: a name's byte that
+    is not UTF-8 is written as its ``\\u`` escape (the text lines keep the
+    name's own bytes), and ``os.fsencode`` of the name read back is the file's."""
+    lib = tmp_path / "lib"
+    (lib / "sub").mkdir(parents=True)
+    shutil.copy(ALMA, lib / "alma.html")
+    raw = os.fsencode(lib) + b"/caf\xe9.html"
+    shutil.copy(ALMA, os.fsdecode(raw))
+    (lib / os.fsdecode(b"sub/pic\xe9.jpg")).write_bytes(b"\xff\xd8\xff")
+    done = jw(tmp_path, "rag", "ingest", "article", str(lib), "--skip-bad", "--json")
+    assert done.returncode == 0, done.stderr
+    value = json.loads(done.stdout.decode("utf-8"))
+    assert [s["source_id"] for s in value["sources"]] == ["lib/alma"]
+    assert [os.fsencode(s["path"]) for s in value["skipped"]] == [raw]
+    assert "\\udce9" in done.stdout.decode("utf-8")
+    assert value["left_out"][0]["files"] == 1

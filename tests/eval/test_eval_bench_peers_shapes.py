@@ -41,6 +41,13 @@ def test_default_peer_set_is_the_recursive_splitters_and_semchunk() -> None:
     [
         ("paragraph", "peers lists 'paragraph', which is not a peer: use langchain-recursive"),
         ("semchunk:big", "use semchunk:<size in characters>"),
+        # digits Python reads but a size is not written with, and more digits
+        # than int() takes, said int()'s own words (a ValueError)
+        ("semchunk:\u00b2", "use semchunk:<size in characters>"),
+        ("semchunk:\u0661\u0662", "use semchunk:<size in characters>"),
+        ("semchunk:" + "9" * 5000, "size must be from 1 to 1000000000, got '99999"),
+        ("langchain-recursive:1000000001", "size must be from 1 to 1000000000"),
+        ("semchunk:0", "size must be from 1 to 1000000000, got '0'"),
         ("", "peers is empty"),
         ("semchunk:1500,semchunk:1500", "twice"),
         # a name that is no chunker was told to "use a chunker ... or a peer",

@@ -17,6 +17,7 @@ from jw_rag.errors import StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import open_store
 from jw_rag.store.postgres import PostgresStore
+from jw_rag.store.protocol import SourceWrite
 from tests.postgres.pg_harness import PgDatabase
 from tests.store.store_helpers import CountingEmbedder, make_chunks
 
@@ -73,6 +74,41 @@ def test_a_reader_searches_and_refuses_writes(pg_database: PgDatabase) -> None:
     assert after["chunks"] == before["chunks"] and after["sources"] == before["sources"]
 
 
+def test_a_reader_refuses_every_write_in_the_same_line(pg_database: PgDatabase) -> None:
+    """The index methods write too: on a reader they say it is read-only, as
+    the other writes do (not the server's refusal with "retry"), and change
+    nothing; ``build_index`` is refused even when the index exists."""
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        writer.replace_source("book", make_chunks("book", 5), content_hash="v1")
+        graph, before = writer.hnsw_graph(), writer.stats()
+    reader = open_store(dsn, embedder=CountingEmbedder(), read_only=True)
+    assert isinstance(reader, PostgresStore)
+    writes = {
+        "add_parents": lambda: reader.add_parents([Chunk("p:0", "a parent", "book")]),
+        "replace_sources": lambda: reader.replace_sources(
+            [SourceWrite("b2", make_chunks("b2", 1), "h")]
+        ),
+        "delete_source of none": lambda: reader.delete_source("nothing"),
+        "build_index": reader.build_index,
+        "rebuild_index": reader.rebuild_index,
+        "rebuild_index by size": lambda: reader.rebuild_index(by_size=True),
+        "rebuild_index to a pair": lambda: reader.rebuild_index(m=8, ef_construction=32),
+        "deferred_index": lambda: reader.deferred_index().__enter__(),
+    }
+    with reader:
+        for name, write in writes.items():
+            with pytest.raises(StoreError) as err:
+                write()
+            assert str(err.value) == (
+                f"the store at {reader.where} is opened for reading only: open it without "
+                "read_only to write; searching it works as it is"
+            ), name
+        assert reader.has_index() and reader.hnsw_graph() == graph
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        assert writer.stats() == before and writer.has_index()
+
+
 def test_a_reader_keeps_the_dsn_s_own_search_path(pg_database: PgDatabase) -> None:
     """The read-only setting is added to the DSN's ``options``, not put in
     their place: a store kept in its own schema is found."""
@@ -127,3 +163,44 @@ def test_commands_that_need_a_store_create_none(pg_database: PgDatabase) -> None
     PostgresStore(dsn, embedder=CountingEmbedder()).close()  # a writer makes one
     with open_store(dsn, embedder=CountingEmbedder(), create=False) as store:
         assert store.stats()["chunks"] == 0
+
+
+def test_a_reader_keeps_the_search_path_of_pgoptions_and_of_a_service_file(
+    pg_database: PgDatabase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libpq takes ``options`` from ``$PGOPTIONS`` or a service file when the
+    DSN has none: a reader finds the store a writer made there, as the writer
+    does (a reader that put its own ``options`` in the DSN lost them)."""
+    dsn = pg_database()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA lib")
+    monkeypatch.setenv("PGOPTIONS", "-c search_path=lib")
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as writer:
+        writer.add(make_chunks("s", 3))
+    assert "jw_chunks" in _tables(dsn, "lib") and "jw_chunks" not in _tables(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:  # as a store made before they were
+        conn.execute("DELETE FROM lib.jw_meta WHERE key LIKE 'hnsw%'")
+    with open_store(dsn, embedder=CountingEmbedder(), read_only=True) as reader:
+        assert [h.chunk.id for h in reader.search("number1", mode="bm25")] == ["s:1"]
+    with psycopg.connect(dsn) as conn:  # the reader recorded no graph
+        assert conn.execute(
+            "SELECT count(*) FROM lib.jw_meta WHERE key LIKE 'hnsw%'"
+        ).fetchone() == (0,)
+    monkeypatch.delenv("PGOPTIONS")
+    parts = psycopg.conninfo.conninfo_to_dict(dsn)
+    services = tmp_path / "pg_service.conf"
+    services.write_text(
+        f"[lib]\nhost={parts['host']}\ndbname={parts['dbname']}\nuser={parts['user']}\n"
+        "options=-c search_path=lib\n",
+        "utf-8",
+    )
+    monkeypatch.setenv("PGSERVICEFILE", str(services))
+    with open_store(
+        "postgresql:///?service=lib", embedder=CountingEmbedder(), read_only=True
+    ) as reader:
+        assert [h.chunk.id for h in reader.search("number2", mode="bm25")] == ["s:2"]
+        with pytest.raises(StoreError, match="is opened for reading only"):
+            reader.delete_source("s")
+    with pytest.raises(StoreError, match="^no store in "):
+        open_store(dsn, read_only=True)  # the public schema holds none
+    assert _tables(dsn, "lib").count("jw_chunks") == 1 and _tables(dsn) == []

@@ -162,6 +162,24 @@ def test_bad_dsn_is_a_store_error() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        "postgresql://reader:s3cret@[::1/library",
+        "postgresql://reader:s3cret@[]/library",
+        "postgres://:s3cret@db,[x/library",
+    ],
+)
+def test_a_dsn_libpq_cannot_parse_is_named_without_its_password(dsn: str) -> None:
+    """libpq quotes the whole URI when it cannot parse its host: the message
+    keeps the URI, with the password masked."""
+    with pytest.raises(StoreError) as info:
+        describe_dsn(dsn)
+    message = str(info.value)
+    assert "s3cret" not in message and "\n" not in message
+    assert dsn.replace("s3cret", "***") in message
+
+
 def test_another_embedder_gets_the_sqlite_message(pg_database: PgDatabase) -> None:
     dsn = pg_database()
     with PostgresStore(dsn, embedder=CountingEmbedder()) as s:

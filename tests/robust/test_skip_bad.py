@@ -189,6 +189,25 @@ def test_a_folder_of_bad_files_only_is_an_error_after_the_list(
     assert snapshot(store) == before
 
 
+def test_with_json_a_folder_of_bad_files_only_lists_them_as_json(
+    tmp_path: Path, store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json`` keeps stdout JSON when every file was skipped: the list of
+    skipped files (the lines said them as text), then the error on stderr."""
+    lib = _text_folder(tmp_path)
+    for good in (lib / "a-good.txt", lib / "sub" / "f-good.md"):
+        good.unlink()
+    before = snapshot(store)
+    argv = ("--store", str(store), "rag", "ingest", "text", str(lib), "--skip-bad", "--json")
+    code, out, err = _run(capsys, tmp_path, *argv)
+    assert code == 1
+    assert json.loads(out)["sources"] == []
+    assert [f"skipped {s['reason']}" for s in json.loads(out)["skipped"]] == TEXT_SKIPPED
+    assert err.startswith("error: <DIR>/lib: all 4 text files were skipped as bad, nothing stored")
+    assert err.count("\n") == 1
+    assert snapshot(store) == before
+
+
 def test_the_count_of_bad_files_is_of_the_kind_asked_for(
     tmp_path: Path, store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

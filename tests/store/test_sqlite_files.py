@@ -134,3 +134,24 @@ def test_open_store_without_create_needs_a_store_there(tmp_path: Path) -> None:
     open_store(str(missing), embedder=CountingEmbedder()).close()
     with open_store(str(missing), embedder=CountingEmbedder(), create=False) as store:
         assert store.stats()["chunks"] == 0
+
+
+def test_open_store_without_create_leaves_an_empty_database_empty(tmp_path: Path) -> None:
+    """An empty file (or a database with no tables) is a SQLite database that
+    holds no store: ``create=False`` (jw rag delete, the MCP delete) refuses
+    it in one line, as it refuses a missing file, and writes nothing to it."""
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    no_tables = tmp_path / "no-tables.sqlite"
+    sqlite3.connect(no_tables).execute("PRAGMA user_version = 7").connection.close()
+    for path in (empty, no_tables):
+        size = path.stat().st_size
+        with pytest.raises(StoreError) as err:
+            open_store(str(path), embedder=CountingEmbedder(), create=False)
+        assert str(err.value) == (
+            f"{path} holds no jw-rag store (an empty database): ingest a source into it "
+            "first, or open another store path"
+        )
+        assert path.stat().st_size == size
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -110,7 +111,7 @@ def _report(
                 out["skipped"] = [asdict(s) for s in skipped]
             if left_out:
                 out["left_out"] = [x.as_dict() for x in left_out]
-        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        typer.echo(_utf8_json(out))
         return
     for r in results:
         typer.echo(summary_line(r))
@@ -123,6 +124,17 @@ def _report(
         typer.echo(
             f"{_count(len(results), 'source')}, {stored} stored, {_count(total, 'chunk')}{tail}"
         )
+
+
+def _utf8_json(value: Any) -> str:
+    """``value`` as JSON that is UTF-8 whatever it holds: a file name's byte that
+    is not UTF-8 (a lone surrogate once decoded) is written as its ``\\u``
+    escape, which a JSON reader gives back, not as the raw byte."""
+    text = json.dumps(value, ensure_ascii=False, indent=2)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _count(n: int, noun: str) -> str:
@@ -213,7 +225,7 @@ def _store_source(
             skip_bad=flags.skip_bad,
         )  # fmt: skip
         if skipped is not None and not docs:
-            _report([], False, skipped)
+            _report([], flags.as_json, skipped, left_out)
             raise nothing_to_ingest(source, skipped, kind.name)
     with opened_store(opts.store_for(store), embedder=opts.embedder_for(flags.embedder)) as st:
         show = sys.stderr.isatty() and (docs is None or len(docs) > 1)
@@ -227,7 +239,7 @@ def _store_source(
                     counting, docs, chunker=chosen, replace=flags.replace, skipped=skipped
                 )
     if not results and skipped:
-        _report([], False, skipped)
+        _report([], flags.as_json, skipped, left_out)
         raise nothing_to_ingest(source, skipped, kind.name)
     _report(results, flags.as_json, skipped, left_out)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from jw_rag.chunkers._options import MAX_WHOLE
 from jw_rag.errors import ConfigError, shown_value
 from jw_rag.model import MAX_PREFIX_WEIGHT, is_prefix_weight
 from jw_rag.renames import renamed, warn_renamed
@@ -121,11 +122,17 @@ def _parse_body(label: str, body: str) -> VariantSpec:
     name, _, rest = body.partition(":")
     name = name.strip().lower()
     if name in PEERS:
-        if rest and not rest.strip().isdigit():
+        digits = rest.strip()
+        if rest and not (digits.isascii() and digits.isdigit()):  # not '²' nor '١٢'
             raise ConfigError(f"peer variant {shown_value(label)}: use {name}:<size in characters>")
-        size = int(rest) if rest else _DEFAULT_PEER_SIZE
-        if size < 1:
-            raise ConfigError(f"peer variant {shown_value(label)}: size must be >= 1")
+        significant = digits.lstrip("0") or "0"  # more than int() reads: out of range all the same
+        size = int(significant) if len(significant) <= 12 else MAX_WHOLE + 1
+        size = size if rest else _DEFAULT_PEER_SIZE
+        if not 1 <= size <= MAX_WHOLE:
+            raise ConfigError(
+                f"peer variant {shown_value(label)}: size must be from 1 to {MAX_WHOLE}, "
+                f"got {shown_value(digits)}"
+            )
         return VariantSpec(label, name, {"size": size}, peer=True)
     from jw_rag.chunkers import available_chunkers, parse_chunker_spec
 

@@ -74,4 +74,4 @@ def open_store(
         raise StoreError(
             f"cannot create the folder for store {path} ({exc}): pick another path"
         ) from None
-    return SQLiteStore(path, embedder=embedder)
+    return SQLiteStore(path, embedder=embedder, create=create)

@@ -18,7 +18,7 @@ from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag.errors import StoreError
 from jw_rag.store._version import is_current, recorded_version
 
-__all__ = ["SCHEMA_VERSION", "check_readable", "prepare"]
+__all__ = ["SCHEMA_VERSION", "check_exists", "check_readable", "prepare"]
 
 _V1 = """
 CREATE TABLE sources (
@@ -91,15 +91,23 @@ def _current_version(conn: sqlite3.Connection, path: Path) -> int:
     return recorded_version(row[0], "schema_version", path)
 
 
-def check_readable(conn: sqlite3.Connection, path: Path) -> int:
-    """The schema version of a store opened read-only, which is never migrated
-    or created: an empty database or an older schema is a one-line StoreError."""
+def check_exists(conn: sqlite3.Connection, path: Path) -> int:
+    """The schema version of the store in the file, changing nothing; an empty
+    database (an empty file, or one without tables) is a one-line StoreError,
+    for the opens that must not create a store."""
     version = _current_version(conn, path)
     if version == 0:
         raise StoreError(
             f"{path} holds no jw-rag store (an empty database): ingest a source into it "
             "first, or open another store path"
         )
+    return version
+
+
+def check_readable(conn: sqlite3.Connection, path: Path) -> int:
+    """The schema version of a store opened read-only, which is never migrated
+    or created: an empty database or an older schema is a one-line StoreError."""
+    version = check_exists(conn, path)
     if not is_current(version, SCHEMA_VERSION, path):
         raise StoreError(
             f"{path} uses store schema {version}, older than this jw-rag's {SCHEMA_VERSION}: "

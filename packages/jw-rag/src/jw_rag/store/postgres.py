@@ -13,11 +13,12 @@ sources ingest in parallel from any number of processes.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
@@ -105,13 +106,18 @@ _COLUMNS = (
 )
 
 
+#: The password of a URI quoted in a message: ``://user:`` up to the last ``@``.
+_URI_PASSWORD = re.compile(r'(://[^:/@\s"]*:)[^\s"]*@')
+
+
 def describe_dsn(dsn: str) -> str:
     """``dsn`` without its password: ``postgresql://user@host:port/dbname``."""
     try:
         parts = _conninfo.conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as exc:
+        reason = _URI_PASSWORD.sub(r"\1***@", str(exc).splitlines()[0])  # libpq quotes the URI
         raise StoreError(
-            f"invalid PostgreSQL DSN ({str(exc).splitlines()[0]}): use the form "
+            f"invalid PostgreSQL DSN ({reason}): use the form "
             "postgresql://user:password@host:5432/dbname"
         ) from None
     user = f"{parts['user']}@" if parts.get("user") else ""
@@ -210,14 +216,12 @@ def _index_graph(conn: psycopg.Connection) -> tuple[int, int] | None:
     )
 
 
-def _read_only_options(dsn: str) -> str:
-    """The DSN's own ``options`` (a ``search_path``, say) with every
-    transaction made read-only by the server."""
-    try:
-        own = _conninfo.conninfo_to_dict(dsn).get("options") or ""
-    except psycopg.ProgrammingError:  # connect() says what is wrong with the DSN
-        own = ""
-    return f"{own} -c default_transaction_read_only=on".strip()
+def _reads_only(conn: psycopg.Connection) -> None:
+    """A reader's connection: every transaction begins ``READ ONLY``, so the
+    server refuses any write. Set on the connection, not through its
+    ``options``: options the DSN does not carry (``$PGOPTIONS``, a service
+    file's) would be replaced by the ones given, a ``search_path`` with them."""
+    conn.read_only = True
 
 
 class PostgresStore(StoreCore[psycopg.Connection]):
@@ -281,22 +285,23 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         self.where = self._label = describe_dsn(dsn)
         self.read_only = read_only
         kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": connect_timeout}
-        if read_only:
-            kwargs["options"] = _read_only_options(dsn)
         try:
             with psycopg.connect(dsn, **kwargs) as conn:
                 if read_only:
-                    check_readable(conn, self.where)
-                else:
-                    if not create:
-                        check_exists(conn, self.where)
-                    prepare(conn, self.where)
-                graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
-                versions = conn.execute(
-                    "SELECT e.extversion, a.default_version FROM pg_extension e "
-                    "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
-                    "WHERE e.extname = 'vector'"
-                ).fetchone()
+                    _reads_only(conn)
+                with conn.transaction() if read_only else nullcontext():
+                    if read_only:
+                        check_readable(conn, self.where)
+                    else:
+                        if not create:
+                            check_exists(conn, self.where)
+                        prepare(conn, self.where)
+                    graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
+                    versions = conn.execute(
+                        "SELECT e.extversion, a.default_version FROM pg_extension e "
+                        "LEFT JOIN pg_available_extensions a ON a.name = e.extname "
+                        "WHERE e.extname = 'vector'"
+                    ).fetchone()
         except psycopg.OperationalError as exc:
             raise StoreError(
                 f"cannot connect to PostgreSQL at {self.where} ({_first_line(exc)}): "
@@ -323,7 +328,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                     "with rebuild_index(m=..., ef_construction=...)"
                 )
         self._pool = ConnectionPool(
-            dsn, min_size=1, max_size=pool_size, kwargs=kwargs, open=True, name="jw-rag"
+            dsn,
+            min_size=1,
+            max_size=pool_size,
+            kwargs=kwargs,
+            configure=_reads_only if read_only else None,
+            open=True,
+            name="jw-rag",
         )
         self._defer_index = False
         self._size: tuple[float, float] = (0.0, -_SIZE_TTL_S)  # (rows, when measured)
@@ -505,7 +516,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         """Build the HNSW index if it is missing, in one pass over the stored
         vectors with ``memory`` of ``maintenance_work_mem``; returns whether it
         built one. Writes wait while it builds; searches do not."""
-        with self._conn(write=True) as conn:
+        with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)
             dim = self._meta(conn).get("dim")
@@ -544,7 +555,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 "by_size chooses the graph by the store's size, m / ef_construction give one: "
                 "pass one or the other"
             )
-        with self._conn(write=True) as conn:
+        with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)
             if by_size:
@@ -586,7 +597,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         the index once (pgvector builds an index many times faster than it
         inserts into one). The index is rebuilt even when the block raises;
         meanwhile every process's dense search is exact, so still right."""
-        with self._conn(write=True) as conn:
+        with self._writing() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_DIMENSION,))
             self._index_memory(conn, memory)  # a bad one stops here, not after the load
             conn.execute("DROP INDEX IF EXISTS jw_chunks_hnsw")

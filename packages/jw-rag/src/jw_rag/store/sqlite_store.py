@@ -35,7 +35,7 @@ from jw_rag.store._dense import DEFAULT_EXACT_BELOW, DenseIndex, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._meta import checked_meta
 from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata, unit_kinds
-from jw_rag.store._schema import SCHEMA_VERSION, check_readable, prepare
+from jw_rag.store._schema import SCHEMA_VERSION, check_exists, check_readable, prepare
 from jw_rag.store._tokens import analyse, match_expression, query_terms
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
@@ -76,6 +76,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     created, migrated or written (an empty file is not a store). A store whose
     file or folder cannot be written is opened that way too, so searching it
     still works (``read_only`` is then True); a write then says why it cannot.
+    ``create=False`` opens an existing store for writing and refuses, in one
+    line, a file that holds none (an empty database) instead of creating one.
 
     Dense search scores every vector exactly while the store holds fewer than
     ``exact_below`` (default 50,000); above that it keeps compact codes of the
@@ -90,6 +92,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         *,
         read_only: bool = False,
         exact_below: int = DEFAULT_EXACT_BELOW,
+        create: bool = True,
     ) -> None:
         if isinstance(exact_below, bool) or not isinstance(exact_below, int) or exact_below < 0:
             raise ConfigError(
@@ -107,6 +110,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
                 "give a file path"
             )
         self.read_only = read_only
+        self._create = create
         self._why_read_only = "opened for reading only"
         self._lock = threading.RLock()
         self._matrix: DenseIndex | None = None
@@ -123,6 +127,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             raise self._failure(exc, writing=False) from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not self._create:
+                check_exists(conn, self.path)
             prepare(conn, self.path)
             self._meta(conn)  # a value edited by hand is named at open
             enable_wal(conn, BUSY_TIMEOUT_MS / 1000)
