@@ -39,3 +39,20 @@ def test_unfiltered_bm25_ranks_as_a_filter_that_keeps_everything(
         kept = store.search(query, k=k, mode="bm25", filters={"source_id": sources})
     assert [(h.chunk.id, h.score) for h in plain] == [(h.chunk.id, h.score) for h in kept]
     assert all(h.score > 0 for h in plain)
+
+
+def test_a_full_text_row_without_its_chunk_is_no_hit(tmp_path: Path) -> None:
+    """A hand-edited or damaged file can hold an index row whose chunk is gone:
+    searches skip it (ranks stay 1, 2, ...) instead of failing."""
+    import sqlite3
+
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        store.add([Chunk(f"a:{i}", f"lamp oil {i}", "a", {"language": "en"}) for i in range(3)])
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO chunks_fts (rowid, tokens) VALUES (999, 'lamp lamp lamp oil')")
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        for mode in ("bm25", "hybrid"):
+            hits = store.search("lamp oil", k=5, mode=mode)  # type: ignore[arg-type]
+            assert sorted(h.chunk.id for h in hits) == ["a:0", "a:1", "a:2"]
+            assert [h.rank for h in hits] == [1, 2, 3]

@@ -743,9 +743,10 @@ class StoreCore(ABC, Generic[ConnT]):
         with self._reading() as conn:
             ranked = self._rank(conn, query, qv, k, mode, f)
             found = self._chunks_by_rowid(conn, [r for r, _ in ranked])
-        return [
+        kept = [(rowid, score) for rowid, score in ranked if rowid in found]  # a damaged index's
+        return [  # row without its chunk (a hand-edited file) is no hit, not a KeyError
             SearchHit(chunk=found[rowid], score=score, rank=rank)
-            for rank, (rowid, score) in enumerate(ranked, start=1)
+            for rank, (rowid, score) in enumerate(kept, start=1)
         ]
 
     def _rank(
