@@ -155,3 +155,23 @@ def test_open_store_without_create_leaves_an_empty_database_empty(tmp_path: Path
         assert path.stat().st_size == size
         with sqlite3.connect(path) as conn:
             assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
+
+
+def test_a_read_only_store_refuses_writes_before_embedding(tmp_path: Path) -> None:
+    """No model time is spent on a write that cannot happen; an unchanged
+    source is still found unchanged (a re-ingest of a library on a read-only
+    disk says so instead of failing)."""
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        assert store.replace_source("a", make_chunks("a", 3), content_hash="v1")
+    embedder = CountingEmbedder()
+    with SQLiteStore(path, embedder, read_only=True) as store:
+        for write in (
+            lambda: store.add(make_chunks("b", 3)),
+            lambda: store.replace_source("a", make_chunks("a", 4), content_hash="v2"),
+        ):
+            with pytest.raises(StoreError, match="cannot be written"):
+                write()
+        assert embedder.calls == 0
+        assert store.replace_source("a", make_chunks("a", 3), content_hash="v1") is False
+        assert store.stats()["chunks"] == 3

@@ -44,10 +44,15 @@ def nothing_to_ingest(
     empty): how many of the files ``kind`` reads (the folder may hold others,
     which the left-out note counts) and the first one's reason."""
     first = skipped[0]
-    files = f"{kind} files" if kind else "files"
+    file = f"{kind} file" if kind else "file"
     reason = first.reason if first.path in first.reason else f"{first.path}: {first.reason}"
+    if len(skipped) == 1:
+        return IngestError(
+            f"{folder}: its one {file} was skipped as bad, nothing stored ({reason}); "
+            "fix the file or ingest another folder"
+        )
     return IngestError(
-        f"{folder}: all {len(skipped)} {files} were skipped as bad, nothing stored "
+        f"{folder}: all {len(skipped)} {file}s were skipped as bad, nothing stored "
         f"(first: {reason}); fix the files or ingest another folder"
     )
 

@@ -497,6 +497,7 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def add(self, chunks: Iterable[Chunk]) -> int:
         """Add (or overwrite, by id) ``chunks``; returns how many were written."""
+        self._refuse_read_only()
         with Staged() as staged:
             if not self._stage(staged, "", chunks):
                 return 0
@@ -508,6 +509,13 @@ class StoreCore(ABC, Generic[ConnT]):
                     sources.update(r.chunk.source_id for r in rows)
                 self._touch_sources(conn, sorted(sources))
             return staged.rows("")
+
+    def _refuse_read_only(self) -> None:
+        """A store opened for reading (or whose file cannot be written) refuses
+        a write in its own one line before any chunk is embedded."""
+        if getattr(self, "read_only", False):
+            with self._writing():  # raises that line
+                pass
 
     def replace_source(
         self,
@@ -559,6 +567,8 @@ class StoreCore(ABC, Generic[ConnT]):
                     for c in w.chunks:  # not written, but its ids are still the batch's
                         check(c)
                 else:
+                    if not changed:
+                        self._refuse_read_only()  # before any model time is spent
                     self._stage(staged, w.source_id, w.chunks, check)
                     changed.add(w.source_id)
                 if progress is not None:
