@@ -204,3 +204,25 @@ def test_a_reader_keeps_the_search_path_of_pgoptions_and_of_a_service_file(
     with pytest.raises(StoreError, match="^no store in "):
         open_store(dsn, read_only=True)  # the public schema holds none
     assert _tables(dsn, "lib").count("jw_chunks") == 1 and _tables(dsn) == []
+
+
+def test_a_key_value_dsn_opens_the_database_from_the_command_line(
+    pg_database: PgDatabase, tmp_path: Path
+) -> None:
+    """``--store "host=... dbname=..."`` is the database, as docs/postgres.md
+    says; it used to be taken for a SQLite file name and a file made."""
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    dsn = make_conninfo(**conninfo_to_dict(pg_database()))
+    assert "://" not in dsn and "dbname=" in dsn
+    text = tmp_path / "soul.txt"
+    text.write_text("The soul is the person.\n", "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from jw_cli.app import main; sys.exit(main())",
+         "--store", dsn, "rag", "ingest", "text", str(text)],
+        capture_output=True, text=True, env=os.environ | {"JW_EMBEDDER": "fake"}, timeout=120,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "jw_chunks" in _tables(dsn)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["soul.txt"]  # no file named like the DSN

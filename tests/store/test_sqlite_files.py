@@ -175,3 +175,19 @@ def test_a_read_only_store_refuses_writes_before_embedding(tmp_path: Path) -> No
         assert embedder.calls == 0
         assert store.replace_source("a", make_chunks("a", 3), content_hash="v1") is False
         assert store.stats()["chunks"] == 3
+
+
+def test_a_libpq_key_value_string_names_a_database_not_a_file(tmp_path: Path) -> None:
+    """docs/postgres.md: key=value DSNs work wherever a store path does; a path
+    that merely holds ``=`` stays a SQLite file."""
+    from jw_rag.config import existing_store, is_postgres_dsn
+
+    dsns = ["host=db dbname=library", "dbname='my lib' user=jw", " host = /run/pg port=5433 "]
+    paths = ["store.sqlite", "a=b.sqlite", str(tmp_path / "x=1.sqlite"), "sslmode=require",
+             "host=db dbname=lib extra", "mysql://localhost/db".replace("://", "_")]  # fmt: skip
+    assert [is_postgres_dsn(d) for d in dsns] == [True] * 3
+    assert [is_postgres_dsn(p) for p in paths] == [False] * len(paths)
+    assert existing_store(dsns[0]) == dsns[0]  # checked when opened, not as a file
+    s = open_store(paths[2], embedder=CountingEmbedder())
+    assert isinstance(s, SQLiteStore) and (tmp_path / "x=1.sqlite").exists()
+    s.close()

@@ -15,11 +15,34 @@ variable               meaning                                         default
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from jw_rag.errors import StoreError
 
-__all__ = ["cache_dir", "chunk_cache_dir", "default_store", "existing_store", "home_dir"]
+__all__ = [
+    "cache_dir",
+    "chunk_cache_dir",
+    "default_store",
+    "existing_store",
+    "home_dir",
+    "is_postgres_dsn",
+]
+
+#: Store locations that name a PostgreSQL database as a URL.
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+#: libpq connection keywords a ``key=value`` DSN is made of (the common ones).
+_LIBPQ_KEYWORDS = frozenset(
+    "host hostaddr port dbname user password passfile service options connect_timeout "
+    "client_encoding application_name fallback_application_name keepalives keepalives_idle "
+    "keepalives_interval keepalives_count tcp_user_timeout sslmode sslcert sslkey sslrootcert "
+    "sslcrl sslpassword sslnegotiation sslcompression requiressl require_auth channel_binding "
+    "gssencmode krbsrvname target_session_attrs load_balance_hosts".split()
+)
+#: Where a key=value DSN must say which server or database it means.
+_LIBPQ_NAMING = frozenset({"host", "hostaddr", "port", "dbname", "user", "service"})
+_KEY_VALUE = re.compile(r"\s*([A-Za-z_]+)\s*=\s*(?:'(?:[^'\\]|\\.)*'|[^\s']+)\s*")
 
 
 def home_dir() -> Path:
@@ -45,12 +68,29 @@ def default_store() -> str:
     return os.environ.get("JW_STORE") or str(home_dir() / "store.sqlite")
 
 
+def is_postgres_dsn(location: str) -> bool:
+    """Whether a store location names a PostgreSQL database: a ``postgresql://``
+    or ``postgres://`` URL, or a libpq ``key=value`` string made only of libpq
+    keywords, one of which names the server or database (``host=db
+    dbname=library``). Anything else is a SQLite file path."""
+    if location.startswith(POSTGRES_SCHEMES):
+        return True
+    keys, at = [], 0
+    while at < len(location):
+        found = _KEY_VALUE.match(location, at)
+        if found is None:
+            return False
+        keys.append(found.group(1))
+        at = found.end()
+    return bool(keys) and set(keys) <= _LIBPQ_KEYWORDS and bool(set(keys) & _LIBPQ_NAMING)
+
+
 def existing_store(location: str) -> str:
     """``location`` when it names a store that exists: a server DSN (``scheme://...``,
     checked when opened) or a SQLite file on disk. Commands that only read a
     store call this first, so a mistyped path is an error instead of a new,
     empty store answering "no hits"."""
-    if "://" in location:
+    if "://" in location or is_postgres_dsn(location):
         return location
     path = Path(location).expanduser()
     if path.exists() and not path.is_file():

@@ -6,7 +6,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jw_rag.config import default_store, existing_store
+from jw_rag.config import POSTGRES_SCHEMES, default_store, existing_store, is_postgres_dsn
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.store.protocol import Store
 from jw_rag.store.sqlite_store import SQLiteStore
@@ -15,8 +15,6 @@ if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder
 
 __all__ = ["POSTGRES_SCHEMES", "open_store"]
-
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 def _postgres(dsn: str, embedder: Embedder | None, read_only: bool, create: bool) -> Store:
@@ -42,7 +40,8 @@ def open_store(
 ) -> Store:
     """The store at ``location`` (default: :func:`jw_rag.config.default_store`).
 
-    ``postgresql://`` or ``postgres://`` DSNs open a PostgreSQL store; any other
+    ``postgresql://`` or ``postgres://`` DSNs, and libpq ``key=value`` strings
+    (:func:`jw_rag.config.is_postgres_dsn`), open a PostgreSQL store; any other
     string is a SQLite file path (its parent directories are created, unless
     ``read_only``: then the file must hold a store, and nothing is created or
     changed, see :class:`~jw_rag.store.SQLiteStore`; a database read-only
@@ -52,7 +51,7 @@ def open_store(
     of creating one.
     """
     loc = default_store() if location is None else location
-    if isinstance(loc, str) and loc.startswith(POSTGRES_SCHEMES):
+    if isinstance(loc, str) and is_postgres_dsn(loc):
         return _postgres(loc, embedder, read_only, create)
     text = str(loc)
     if not text.strip():
