@@ -29,7 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jw_rag.chunkers._options import MAX_WHOLE
 from jw_rag.errors import ConfigError, shown_value
 from jw_rag.model import MAX_PREFIX_WEIGHT, is_prefix_weight
 from jw_rag.renames import renamed, warn_renamed
@@ -71,6 +70,9 @@ DEFAULT_PEERS: tuple[str, ...] = (
     "chonkie-recursive:2000",
     "semchunk:1500",
 )
+
+#: Largest peer size in characters, as chunker size options allow (1e9).
+MAX_PEER_SIZE = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -126,11 +128,11 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         if rest and not (digits.isascii() and digits.isdigit()):  # not '²' nor '١٢'
             raise ConfigError(f"peer variant {shown_value(label)}: use {name}:<size in characters>")
         significant = digits.lstrip("0") or "0"  # more than int() reads: out of range all the same
-        size = int(significant) if len(significant) <= 12 else MAX_WHOLE + 1
+        size = int(significant) if len(significant) <= 12 else MAX_PEER_SIZE + 1
         size = size if rest else _DEFAULT_PEER_SIZE
-        if not 1 <= size <= MAX_WHOLE:
+        if not 1 <= size <= MAX_PEER_SIZE:
             raise ConfigError(
-                f"peer variant {shown_value(label)}: size must be from 1 to {MAX_WHOLE}, "
+                f"peer variant {shown_value(label)}: size must be from 1 to {MAX_PEER_SIZE}, "
                 f"got {shown_value(digits)}"
             )
         return VariantSpec(label, name, {"size": size}, peer=True)
