@@ -16,6 +16,7 @@ from jw_cli.app import main
 from jw_rag.defaults import EXPANSIONS, SEARCH_MODES
 from jw_rag.embed import FakeEmbedder
 from jw_rag.errors import ConfigError
+from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore
 from tests.mcp.mcp_client import connect
@@ -49,7 +50,25 @@ def test_cli_zero_hits_table_and_json(
     assert json.loads(out) == [] and err == ""
     assert main(base) == 0
     out, err = capsys.readouterr()
-    assert "0 hits for 'water'" in out and err == ""
+    assert out == "0 hits for 'water' in 1 source, as filtered\n" and err == ""
+
+
+def test_cli_zero_hits_in_an_empty_store_says_to_ingest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose every source was deleted: one line saying so, not an empty table."""
+    monkeypatch.setenv("JW_EMBEDDER", "fake:16")
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, FakeEmbedder(dim=16)) as store:
+        store.add([Chunk("a:0", "Water is life.", "a")])
+        store.delete_source("a")
+    for mode in ("dense", "bm25", "hybrid"):
+        assert main(["--store", str(path), "rag", "search", "water", "--mode", mode]) == 0
+        out, err = capsys.readouterr()
+        assert out == (
+            "0 hits for 'water': the store holds no source yet; ingest one (jw rag ingest -h)\n"
+        )
+        assert err == ""
 
 
 def test_mcp_zero_hits(store_path: Path, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from jw_cli.views import (
     chunks_table,
     delivery_dicts,
     hits_table,
+    no_hits_line,
     plural,
     stats_table,
 )
@@ -153,6 +154,7 @@ def search(
     ) as st:
         delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
         missing = unknown_sources(st, filters)
+        held = st.stats()["sources"] if not delivery and not as_json else None
     names = ", ".join(repr(s) for s in missing)
     if source and len(missing) == len(source):
         raise StoreError(
@@ -167,6 +169,8 @@ def search(
         )
     if as_json:
         _print_json_lines(delivery_dicts(delivery))
+    elif held is not None:  # one line, not an empty table, saying where it looked
+        typer.echo(no_hits_line(query, held, bool(filters)))
     else:
         Console().print(hits_table(delivery, query))
 

@@ -20,6 +20,7 @@ __all__ = [
     "hit_dict",
     "hits_table",
     "joined",
+    "no_hits_line",
     "para_label",
     "para_labels",
     "plural",
@@ -92,6 +93,15 @@ def _hit_note(hit: SearchHit, folded: Sequence[str]) -> str:
     if folded:
         parts.append(f"holding {plural(len(folded), 'more hit')}: {', '.join(folded)}")
     return f"\n[dim]({'; '.join(parts)})[/dim]" if parts else ""
+
+
+def no_hits_line(query: str, sources: int, filtered: bool) -> str:
+    """What a search that found nothing says: where it looked, and what to do
+    when the store holds nothing yet."""
+    if sources == 0:
+        return f"0 hits for {query!r}: the store holds no source yet; ingest one (jw rag ingest -h)"
+    where = f"{plural(sources, 'source')}, as filtered" if filtered else plural(sources, "source")
+    return f"0 hits for {query!r} in {where}"
 
 
 def hits_table(delivery: Delivery, query: str) -> Table:
