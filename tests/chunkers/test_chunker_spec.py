@@ -23,6 +23,13 @@ def test_an_underscore_reads_only_as_a_thousands_separator() -> None:
     }  # fmt: skip
     with pytest.raises(ConfigError, match=r"target_chars must be a whole number, got '0_5'"):
         get_chunker("semantic:target_chars=0_5")
+    # digits of other scripts are text too (float() reads them), refused as given
+    assert parse_chunker_spec("s:a=\u0661\u0662,b=\uff11")[1] == {
+        "a": "\u0661\u0662",
+        "b": "\uff11",
+    }
+    with pytest.raises(ConfigError, match="max_chars must be a whole number, got '\u0661\u0662'$"):
+        get_chunker("paragraph:max_chars=\u0661\u0662")
 
 
 @pytest.mark.parametrize(

@@ -393,3 +393,17 @@ def test_jw_rag_reindex_names_its_own_options_for_pgvectors_rule(
         "error: ef_construction must be at least twice m (pgvector's rule), got m=50, "
         "ef_construction=64: raise ef_construction to 100 or more"
     )
+
+
+def test_jw_rag_reindex_by_size_with_a_pair_is_refused_before_opening(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The flags contradict whatever the store: one line, exit 2, nothing opened."""
+    missing = tmp_path / "none.sqlite"
+    code, out, err = _jw(capsys, "rag", "reindex", "--store", str(missing), "--by-size", "--m", "8")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: --by-size chooses the graph by the store's size, --m / --ef-construction give "
+        "one: pass one or the other\n"
+    )
+    assert not missing.exists()

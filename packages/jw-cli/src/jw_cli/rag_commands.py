@@ -335,6 +335,11 @@ def reindex(
 
     Searches go on meanwhile; writes wait. Example: jw rag reindex --store postgresql://db/library
     """
+    if by_size and (m is not None or ef_construction is not None):  # said before any connection
+        raise ConfigError(
+            "--by-size chooses the graph by the store's size, --m / --ef-construction give one: "
+            "pass one or the other"
+        )
     location = global_options(ctx).store_for(store)
     with opened_store(location, existing=True) as st:
         rebuild = getattr(st, "rebuild_index", None)

@@ -81,8 +81,8 @@ def _option_value(raw: str) -> Any:
             return int(raw)
         except ValueError:  # more digits than Python converts: the option's check says so
             return raw
-    if "_" in raw:  # 0_5 is not 0.5 nor 5, 1_0.5 not 10.5: text, which the option's check refuses
-        return raw
+    if "_" in raw or not raw.isascii():  # 0_5 is not 0.5 nor 5, ١٢ not 12: text, which
+        return raw  # the option's check refuses naming what was given
     try:
         return float(raw)
     except ValueError:
