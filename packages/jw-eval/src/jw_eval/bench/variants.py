@@ -127,9 +127,10 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         digits = rest.strip()
         if rest and not (digits.isascii() and digits.isdigit()):  # not '²' nor '١٢'
             raise ConfigError(f"peer variant {shown_value(label)}: use {name}:<size in characters>")
-        significant = digits.lstrip("0") or "0"  # more than int() reads: out of range all the same
-        size = int(significant) if len(significant) <= 12 else MAX_PEER_SIZE + 1
-        size = size if rest else _DEFAULT_PEER_SIZE
+        size = _DEFAULT_PEER_SIZE
+        if rest:  # more digits than int() reads: out of range all the same
+            significant = digits.lstrip("0") or "0"
+            size = int(significant) if len(significant) <= 12 else MAX_PEER_SIZE + 1
         if not 1 <= size <= MAX_PEER_SIZE:
             raise ConfigError(
                 f"peer variant {shown_value(label)}: size must be from 1 to {MAX_PEER_SIZE}, "

@@ -250,6 +250,8 @@ class StoreCore(ABC, Generic[ConnT]):
 
     #: Where the store lives, as error messages name it (a path or a DSN without password).
     _label: str
+    #: Opened for reading only (or, for a file, one that cannot be written): writes refused.
+    read_only: bool = False
 
     def __init__(self, embedder: Embedder | None) -> None:
         self._embedder = embedder
@@ -513,7 +515,7 @@ class StoreCore(ABC, Generic[ConnT]):
     def _refuse_read_only(self) -> None:
         """A store opened for reading (or whose file cannot be written) refuses
         a write in its own one line before any chunk is embedded."""
-        if getattr(self, "read_only", False):
+        if self.read_only:
             with self._writing():  # raises that line
                 pass
 

@@ -477,19 +477,13 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         terms = query_terms(query)
         if not terms:
             return []
-        if (
-            not f.active
-        ):  # every full-text row is a chunk's: no join (a quarter of the time at 100k)
-            rows = conn.execute(
-                "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts "
-                "WHERE chunks_fts MATCH ? ORDER BY s, rowid LIMIT ?",
-                (match_expression(terms), k),
-            ).fetchall()
-            return [(r[0], -r[1]) for r in rows]
+        # without a filter the full-text index alone (joining the chunks took a
+        # quarter of the time at 100k chunks); a filter's condition is on alias c
+        join = "JOIN chunks c ON c.rowid = chunks_fts.rowid " if f.active else ""
+        where = f" AND {f.where}" if f.active else ""
         rows = conn.execute(
-            "SELECT c.rowid, bm25(chunks_fts) AS s FROM chunks_fts "
-            "JOIN chunks c ON c.rowid = chunks_fts.rowid "
-            f"WHERE chunks_fts MATCH ? AND {f.where} ORDER BY s, c.rowid LIMIT ?",
+            f"SELECT chunks_fts.rowid, bm25(chunks_fts) AS s FROM chunks_fts {join}"
+            f"WHERE chunks_fts MATCH ?{where} ORDER BY s, chunks_fts.rowid LIMIT ?",
             (match_expression(terms), *f.params, k),
         ).fetchall()
         return [(r[0], -r[1]) for r in rows]
