@@ -101,12 +101,15 @@ def test_a_folder_file_named_in_raw_bytes_is_left_out_by_skip_bad(tmp_path: Path
 def test_a_file_path_holding_raw_bytes_is_chunked_and_diffed(tmp_path: Path) -> None:
     """`jw rag chunk` and `jw rag diff` store nothing, so a file name that is not
     UTF-8 is no matter: the chunks are shown and the page written, the name's byte
-    escaped in the page, never a codec's message."""
+    escaped in the JSON (valid UTF-8, the name read back is the file's) and in the
+    page, never a codec's message."""
     raw = os.fsencode(tmp_path) + b"/caf\xe9.html"
     shutil.copy(ALMA, os.fsdecode(raw))
     done = jw(tmp_path, "rag", "chunk", raw, "--chunker", "parent-child", "--json")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count(b'"chunker": "parent-child"') == 7 and b"caf\xe9" in done.stdout
+    assert done.stdout.count(b'"chunker": "parent-child"') == 7 and b"caf\xe9" not in done.stdout
+    value = json.loads(done.stdout.decode("utf-8"))  # UTF-8 JSON, the byte as its escape
+    assert os.fsencode(value[0]["chunks"][0]["metadata"]["source"]) == raw
     page = tmp_path / "diff.html"
     done = jw(tmp_path, "rag", "diff", raw, "--html", str(page))
     assert done.returncode == 0 and done.stderr == b"", done.stderr

@@ -14,8 +14,6 @@ are several.
 from __future__ import annotations
 
 import inspect
-import json
-import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
+from jw_cli.json_text import json_text
 from jw_cli.options import (
     ChunkerOpt,
     EmbedderOpt,
@@ -111,7 +110,7 @@ def _report(
                 out["skipped"] = [asdict(s) for s in skipped]
             if left_out:
                 out["left_out"] = [x.as_dict() for x in left_out]
-        typer.echo(_utf8_json(out))
+        typer.echo(json_text(out))
         return
     for r in results:
         typer.echo(summary_line(r))
@@ -124,17 +123,6 @@ def _report(
         typer.echo(
             f"{_count(len(results), 'source')}, {stored} stored, {_count(total, 'chunk')}{tail}"
         )
-
-
-def _utf8_json(value: Any) -> str:
-    """``value`` as JSON that is UTF-8 whatever it holds: a file name's byte that
-    is not UTF-8 (a lone surrogate once decoded) is written as its ``\\u``
-    escape, which a JSON reader gives back, not as the raw byte."""
-    text = json.dumps(value, ensure_ascii=False, indent=2)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _count(n: int, noun: str) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import math
 import time
 import warnings
 from pathlib import Path
@@ -14,6 +12,7 @@ from rich.console import Console
 
 from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
+from jw_cli.json_text import finite, json_text
 from jw_cli.options import (
     ChunkerOpt,
     EmbedderOpt,
@@ -64,27 +63,14 @@ JsonOpt = Annotated[bool, typer.Option("--json", metavar="", help="Print JSON in
 
 
 def _print_json(value: Any) -> None:
-    typer.echo(json.dumps(finite(value), ensure_ascii=False, indent=2, allow_nan=False))
+    typer.echo(json_text(value))
 
 
 def _print_json_lines(rows: list[Any]) -> None:
     """A JSON array written one compact row per line: what a script or an agent
     reads is the text, not indentation (the MCP search tool sends the same)."""
-    lines = [json.dumps(finite(r), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-             for r in rows]  # fmt: skip
+    lines = [json_text(r, indent=None) for r in rows]
     typer.echo("[\n" + ",\n".join(lines) + "\n]" if lines else "[]")
-
-
-def finite(value: Any) -> Any:
-    """``value`` with every NaN or infinite float as ``None``: JSON has no such
-    numbers (a store written before vectors were checked can hold NaN)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [finite(item) for item in value]
-    return value
 
 
 @rag_app.command()
@@ -254,8 +240,7 @@ def _echo_chunks_json(chunked: list[tuple[str, list[Chunk]]]) -> None:
     never held whole."""
 
     def dumped(value: Any, depth: int) -> str:
-        text = json.dumps(finite(value), ensure_ascii=False, indent=2, allow_nan=False)
-        return text.replace("\n", "\n" + "  " * depth)
+        return json_text(value).replace("\n", "\n" + "  " * depth)
 
     if not chunked:
         typer.echo("[]")
