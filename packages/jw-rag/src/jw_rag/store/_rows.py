@@ -194,6 +194,8 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
             "kind is a name of 1 to 40 letters, digits, '_' or '-' (like 'window'), or absent"
         )
     _check_prefix_weight(chunk)
+    if _plain_text(chunk):
+        return chunk
     if _has_nul((chunk.id, chunk.source_id, chunk.text, chunk.metadata)):
         raise StoreError(
             f"{what} {chunk.id!r} contains a NUL character (\\x00), which no store keeps: "
@@ -203,6 +205,31 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
         if not value.isascii():
             check_text(value, f"{what} {shown_value(chunk.id)}: its text or metadata")
     return chunk
+
+
+def _plain_text(chunk: Chunk) -> bool:
+    """True when the chunk's text and every string of its metadata are free of
+    NUL characters and lone surrogates, found from one JSON dump of the
+    metadata instead of a walk over each of its strings (a window unit's
+    metadata lists dozens of ids). False means "look string by string"
+    (:func:`_check_chunk`): the dump escapes a NUL as ``\\u0000``, which a
+    string may also hold literally, and refuses what is not JSON."""
+    try:
+        blob = json.dumps(chunk.metadata, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return False
+    for text in (chunk.text, blob):
+        if "\x00" in text or not (text.isascii() or _encodes(text)):
+            return False
+    return "\\u0000" not in blob
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def check_source_metadata(source_id: str, metadata: Mapping[str, Any] | None) -> str:
