@@ -5,7 +5,7 @@
 
 For each corpus of the shared benchmark data (XQuAD en/es, FaQuAD pt, Chroma en),
 counts per MB of corpus text: the characters and texts our chunker embeds (each
-sentence once, one call per document) and what a sliding-window chunker that
+sentence once, in calls of up to 4,096 sentences) and what a sliding-window chunker that
 embeds every window of ``--window`` sentences as its own text would send (the
 sum of the window texts' lengths). Then runs our chunker end to end with the
 real embedder (USE with threads = usable cores, no embedding cache) and reports

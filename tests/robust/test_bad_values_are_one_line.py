@@ -39,11 +39,11 @@ BAD_SPECS = [
     ("semantic:overflow=abc", "overflow must be a number, got 'abc'"),
     ("embedding:top_percent=inf", "top_percent must be in (0, 100], got inf"),
     ("embedding:top_percent=0", "top_percent must be in (0, 100], got 0"),
-    ("structure:separator=5", "separator must be text, got 5"),
     ("structure:prefix_headings=1", "prefix_headings must be true or false, got 1"),
     ("page:overlap=maybe", "overlap must be true or false, got 'maybe'"),
     ("page:overlap_chars=-3", "overlap_chars must be from 1 to 1000000000, got -3"),
-    ("parent-child:parent=5", "parent must be a chunker name or a Chunker, got 5"),
+    # a text option takes "5" as written (tests/chunkers/test_text_option_values.py)
+    ("parent-child:parent=5", "unknown chunker '5'; valid names: embedding, llm, page, paragraph, parent-child, semantic, structure"),
     ("llm:provider=heuristic,max_prompt_chars=1e3", "max_prompt_chars must be a whole number (write it without a decimal point or exponent), got 1000.0"),
     ("llm:provider=heuristic,cache_max_bytes=1.5", "cache_max_bytes must be a whole number >= 0, got 1.5"),
     ("llm:provider=heuristic,strict=yes", "strict must be true or false, got 'yes'"),

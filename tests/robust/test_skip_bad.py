@@ -92,18 +92,20 @@ TEXT_SKIPPED = [
     "skipped <DIR>/lib/d-binary.txt holds binary data, not text; check the file",
     "skipped <DIR>/lib/e-big.txt is larger than 8 KiB; split it before ingesting",
 ]
+#: Each skipped file's JSON: its path, and the problem alone (the path was said
+#: twice, the reason repeating it)
 EPUB_SKIPPED = [
     {
         "path": "<DIR>/books/b-not-zip.epub",
-        "reason": "<DIR>/books/b-not-zip.epub is not an EPUB (not a zip archive); check the file",
+        "reason": "is not an EPUB (not a zip archive); check the file",
     },
     {
         "path": "<DIR>/books/c-truncated.epub",
-        "reason": "<DIR>/books/c-truncated.epub is not an EPUB (not a zip archive); check the file",
+        "reason": "is not an EPUB (not a zip archive); check the file",
     },
     {
         "path": "<DIR>/books/d-bomb.epub",
-        "reason": "<DIR>/books/d-bomb.epub: member 'big.xhtml' unpacks N times its size "
+        "reason": "member 'big.xhtml' unpacks N times its size "
         "(a decompression bomb?); it is not a publication this reads",
     },
 ]
@@ -167,7 +169,10 @@ def test_skip_bad_json_lists_the_skipped_files(
     }
     code, out, err = _run(capsys, tmp_path, *argv[:-2])  # the same folder, all or nothing
     assert (code, out) == (1, "")
-    assert err == f"error: {EPUB_SKIPPED[0]['reason']}\n"
+    assert (
+        err
+        == "error: <DIR>/books/b-not-zip.epub is not an EPUB (not a zip archive); check the file\n"
+    )
 
 
 def test_a_folder_of_bad_files_only_is_an_error_after_the_list(
@@ -202,7 +207,15 @@ def test_with_json_a_folder_of_bad_files_only_lists_them_as_json(
     code, out, err = _run(capsys, tmp_path, *argv)
     assert code == 1
     assert json.loads(out)["sources"] == []
-    assert [f"skipped {s['reason']}" for s in json.loads(out)["skipped"]] == TEXT_SKIPPED
+    skipped = json.loads(out)["skipped"]
+    assert [f"skipped {s['path']} {s['reason']}" for s in skipped] == TEXT_SKIPPED
+    assert [s["reason"] for s in skipped] == [
+        "is empty; pass a file with text",
+        "is not UTF-8 (byte 0xf3 at offset 5); it looks like cp1252/latin-1: convert it with "
+        "`iconv -f cp1252 -t utf-8` and ingest the converted file",
+        "holds binary data, not text; check the file",
+        "is larger than 8 KiB; split it before ingesting",
+    ]
     assert err.startswith("error: <DIR>/lib: all 4 text files were skipped as bad, nothing stored")
     assert err.count("\n") == 1
     assert snapshot(store) == before
@@ -266,4 +279,6 @@ def test_ingest_folder_from_python(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ]
     assert "decompression bomb" in done.skipped[-1].reason
     assert all("\n" not in s.reason for s in done.skipped)
+    assert all(s.path not in s.reason for s in done.skipped)
+    assert done.skipped[0].reason == "is empty; pass a file with text"
     assert store.stats()["sources"] == before["sources"] + 3

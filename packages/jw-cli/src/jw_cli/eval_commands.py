@@ -88,8 +88,8 @@ _Expand = Annotated[
 _WindowChars = Annotated[
     int,
     typer.Option(
-        help="Window units indexed beside our chunkers' chunks, in characters "
-        "(0: none; one variant: name:window_chars=0)."
+        help="Window units indexed beside our chunkers' chunks, in characters, "
+        "0 to 20000 (0: none; one variant: name:window_chars=0)."
     ),
 ]
 _Shape = Annotated[

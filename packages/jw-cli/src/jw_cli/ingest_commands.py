@@ -86,9 +86,10 @@ def summary_line(result: IngestResult) -> str:
 
 def skipped_line(skipped: SkippedFile) -> str:
     """One line per file ``--skip-bad`` left out: the file and why."""
-    if skipped.reason.startswith(skipped.path):
-        return f"skipped {skipped.reason}"
-    return f"skipped {skipped.path}: {skipped.reason}"
+    said = skipped.message or skipped.reason
+    if said.startswith(skipped.path):
+        return f"skipped {said}"
+    return f"skipped {skipped.path}: {said}"
 
 
 def _report(
@@ -107,7 +108,7 @@ def _report(
         if skipped is not None or left_out:
             out = {"sources": rows}
             if skipped is not None:
-                out["skipped"] = [asdict(s) for s in skipped]
+                out["skipped"] = [{"path": s.path, "reason": s.reason} for s in skipped]
             if left_out:
                 out["left_out"] = [x.as_dict() for x in left_out]
         typer.echo(json_text(out))

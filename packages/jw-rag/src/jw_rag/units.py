@@ -82,7 +82,7 @@ from typing import Any
 from jw_core.sentences import split_sentences
 from jw_rag._lines import line_breaks
 from jw_rag.chunk_ids import link_in_order, linked_in_order, span_id
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 from jw_rag.model import (
     MAX_PREFIX_WEIGHT,
     PARAGRAPH_SEPARATOR,
@@ -92,6 +92,7 @@ from jw_rag.model import (
     is_prefix_weight,
     rebuild_text,
 )
+from jw_rag.windows import MAX_WINDOW_CHARS
 
 __all__ = ["ARGUED_MERGES", "DEFAULT_UNITS", "NO_UNITS", "UnitRules", "iter_passages", "passages"]
 
@@ -104,7 +105,8 @@ class UnitRules:
     """How retrieval units are built from a source's chunks (module docstring).
 
     ``passage_chars=0`` turns splitting and grouping off (the chunks are the
-    units); ``window_chars=0`` builds no window units."""
+    units); ``window_chars=0`` builds no window units. Window sizes go up to
+    :data:`~jw_rag.windows.MAX_WINDOW_CHARS` (20,000)."""
 
     passage_chars: int = 500
     split_above: int = 1000
@@ -127,6 +129,11 @@ class UnitRules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
+            if name.endswith("window_chars") and value > MAX_WINDOW_CHARS:
+                raise ConfigError(
+                    f"{name} must be a size in characters from 0 to {MAX_WINDOW_CHARS} "
+                    f"(0: no windows), got {shown_value(value)}"
+                )
         if not is_prefix_weight(self.prefix_weight):
             raise ConfigError(
                 f"prefix_weight must be a number from 0 to {MAX_PREFIX_WEIGHT:g}, "

@@ -32,6 +32,7 @@ from jw_rag.model import EXTRA_UNIT_KEY, PARAGRAPH_SEPARATOR, Chunk, Paragraph, 
 
 __all__ = [
     "DEFAULT_WINDOW_CHARS",
+    "MAX_WINDOW_CHARS",
     "WINDOW_CHUNKER",
     "WINDOW_VERSION",
     "is_window",
@@ -43,6 +44,10 @@ __all__ = [
 
 #: Longest window, in characters (paragraph separators included).
 DEFAULT_WINDOW_CHARS = 2000
+#: Widest window an option may ask for: a window holds the text of all its
+#: members, so a size near a long source's length gives each of its n windows
+#: almost the whole source (n²/2 characters). Ten times the default.
+MAX_WINDOW_CHARS = 20_000
 WINDOW_CHUNKER = "window"
 WINDOW_VERSION = "1"
 

@@ -37,14 +37,14 @@ from jw_rag.defaults import (
     SEARCH_MODES,
 )
 from jw_rag.embed.protocol import Embedder
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.renames import warn_renamed
 from jw_rag.retrieve import MAX_K, search_depth
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules
-from jw_rag.windows import is_window, with_window_units
+from jw_rag.windows import MAX_WINDOW_CHARS, is_window, with_window_units
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
 
@@ -76,8 +76,11 @@ class BenchConfig:
             )
         if self.expand not in EXPANSIONS:
             raise ConfigError(f"unknown expansion {self.expand!r}: use {', '.join(EXPANSIONS)}")
-        if self.window_chars < 0:
-            raise ConfigError(f"window_chars must be >= 0, got {self.window_chars}")
+        if not 0 <= self.window_chars <= MAX_WINDOW_CHARS:
+            raise ConfigError(
+                f"window_chars must be a size in characters from 0 to {MAX_WINDOW_CHARS} "
+                f"(0: none), got {shown_value(self.window_chars)}"
+            )
 
     @property
     def measures(self) -> tuple[Measure, ...]:

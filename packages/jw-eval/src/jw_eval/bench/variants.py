@@ -34,6 +34,7 @@ from jw_rag.model import MAX_PREFIX_WEIGHT, is_prefix_weight
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.retrieve import MAX_REACH
 from jw_rag.units import NO_UNITS, UnitRules
+from jw_rag.windows import MAX_WINDOW_CHARS
 
 __all__ = [
     "DEFAULT_PEERS",
@@ -163,12 +164,15 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         options.pop("window_chars", None),
     )
     if window_chars is not None and (
-        isinstance(window_chars, bool) or not isinstance(window_chars, int) or window_chars < 0
+        isinstance(window_chars, bool)
+        or not isinstance(window_chars, int)
+        or not 0 <= window_chars <= MAX_WINDOW_CHARS
     ):
         used = "window_chars" if old is None else "windows"
         renamed_note = "" if old is None else "; windows is renamed window_chars"
         raise ConfigError(
-            f"variant {shown_value(label)}: {used} must be a size in characters >= 0 (0: none{renamed_note})"
+            f"variant {shown_value(label)}: {used} must be a size in characters from 0 to "
+            f"{MAX_WINDOW_CHARS} (0: none{renamed_note}), got {shown_value(window_chars)}"
         )
     return VariantSpec(label, name, options, window_chars=window_chars, units=units, reach=reach)
 

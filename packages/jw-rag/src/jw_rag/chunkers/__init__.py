@@ -7,6 +7,7 @@
 """
 
 from importlib import import_module
+from typing import Any
 
 from jw_rag.chunkers.base import ChunkerBase
 from jw_rag.chunkers.embedding_chunker import EmbeddingChunker
@@ -21,14 +22,32 @@ from jw_rag.chunkers.registry import (
     parse_chunker_spec,
     register_chunker,
     split_chunker_specs,
+    text_parameters,
 )
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.chunkers.structure_chunker import StructureChunker
 from jw_rag.model import Chunk, Paragraph
 
+
+class _LLMFactory:
+    """Builds an LLMChunker, importing its module only when one is built."""
+
+    def __call__(self, **kwargs: Any) -> Chunker:
+        return self._class()(**kwargs)
+
+    @property
+    def text_options(self) -> frozenset[str]:
+        """The LLM chunker's options that take text (``model``, ``markers_path``...)."""
+        return text_parameters(self._class())
+
+    @staticmethod
+    def _class() -> Any:
+        return import_module("jw_rag.chunkers.llm_chunker").LLMChunker
+
+
 register_chunker("paragraph", ParagraphChunker)
 register_chunker("semantic", SemanticChunker)
-register_chunker("llm", lambda **kw: import_module("jw_rag.chunkers.llm_chunker").LLMChunker(**kw))
+register_chunker("llm", _LLMFactory())
 register_chunker("structure", StructureChunker)
 register_chunker("page", PageChunker)
 register_chunker("embedding", EmbeddingChunker)

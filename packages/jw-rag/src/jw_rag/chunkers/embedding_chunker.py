@@ -4,7 +4,9 @@ Steps for one document:
 
 1. Split every paragraph into sentences (:func:`jw_core.split_sentences`); a
    sentence longer than ``max_chars`` is split at whitespace first.
-2. Embed every sentence once, in one batched ``embed`` call per document.
+2. Embed every sentence once, ``EMBED_BATCH`` (4,096) sentences per ``embed``
+   call (one call for most documents): the embedder's own working memory
+   stays that of one batch, however long the document.
 3. At each sentence boundary, compare the window of the ``window`` sentences
    before it with the window of the ``window`` sentences after it (fewer at
    the ends of the document). A window's vector is the normalised mean of its
@@ -77,6 +79,11 @@ def sentence_units(
                 units.extend((k, x, y) for x, y in split_long(text, a, b, max_chars, language))
     return units
 
+
+#: Sentences given to the embedder in one call. A call's working memory
+#: (texts, cache look-ups, per-text vectors) grows with it: 200,000 sentences in
+#: one call peaked at 4.5 times the size of their vectors.
+EMBED_BATCH = 4096
 
 #: Boundaries scored at a time: the float64 sums of one block, not of the whole
 #: document, are held beside its vectors.
@@ -210,6 +217,29 @@ class EmbeddingChunker(ChunkerBase):
             )
         return vectors
 
+    def _embed_units(self, paras: list[Paragraph], units: list[Unit]) -> np.ndarray:
+        """The vectors of ``units``' texts, ``EMBED_BATCH`` at a time, in one array."""
+
+        def batch(start: int) -> np.ndarray:
+            return self._embed(
+                [paras[k].text[a:b] for k, a, b in units[start : start + EMBED_BATCH]]
+            )
+
+        first = batch(0)
+        if len(first) == len(units):
+            return first  # one call: its array as it is
+        out = np.empty((len(units), first.shape[1]), dtype=np.float32)
+        out[: len(first)] = first
+        for start in range(EMBED_BATCH, len(units), EMBED_BATCH):
+            part = batch(start)
+            if part.shape[1] != out.shape[1]:
+                raise EmbeddingError(
+                    f"embedder {getattr(self.embedder, 'model_id', '?')} returned vectors of "
+                    f"{part.shape[1]} dimensions after {out.shape[1]} for the same document"
+                )
+            out[start : start + len(part)] = part
+        return out
+
     def _pieces_for(self, doc: ChunkInput) -> list[Piece]:
         units = sentence_units(doc.paragraphs, self.max_chars, doc.language)
         return self.pieces(doc.paragraphs, units) if units else []
@@ -220,7 +250,7 @@ class EmbeddingChunker(ChunkerBase):
         n = len(units)
         if n == 1 or lengths.of(units[0], units[-1]) <= self.min_chars:
             return [self._piece(units, 0, n - 1, None, None)]
-        vectors = self._embed([paras[k].text[a:b] for k, a, b in units])
+        vectors = self._embed_units(paras, units)
         scores = window_scores(vectors, self.window)
         threshold = float(np.percentile(scores, 100.0 - self.top_percent))
         # ties at the lowest score (e.g. identical windows) are never cuts

@@ -3,11 +3,15 @@
 Built-in chunkers register next to their classes' import here; third-party
 packages register through the ``jw_rag.chunkers`` entry-point group (each
 entry point loads a factory ``(**kwargs) -> Chunker``). Registering a name
-twice is rejected.
+twice is rejected. A factory whose signature does not say which options take
+text (one taking ``**kwargs``) may name them in a ``text_options`` attribute.
 
 A chunker *spec* is a name with constructor options, ``name:key=value[,key=value]``
 (``"semantic:target_chars=800"``); values read as booleans (``true``/``false``),
-integers or floats when they look like one, else as text. ``get_chunker`` and
+integers or floats when they look like one, else as text, except that an
+option the chunker declares as text (annotated ``str``, such as structure's
+``separator`` or semantic's ``markers_path``) takes the value as written
+(``separator=1_000`` is the text "1_000"). ``get_chunker`` and
 ``$JW_CHUNKER`` accept a spec wherever they accept a name.
 """
 
@@ -16,6 +20,8 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import types
+import typing
 from collections.abc import Callable
 from importlib import metadata as importlib_metadata
 from typing import Any
@@ -31,6 +37,7 @@ __all__ = [
     "get_chunker",
     "parse_chunker_spec",
     "register_chunker",
+    "text_parameters",
 ]
 
 ENV_VAR = "JW_CHUNKER"
@@ -125,6 +132,7 @@ def parse_chunker_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip().lower()
     if not name:
         raise ConfigError(f"chunker spec {spec!r} has no name: use name[:key=value,...]")
+    as_text = _text_options(name) if rest.strip() else frozenset()
     options: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = part.partition("=")
@@ -134,8 +142,50 @@ def parse_chunker_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ConfigError(
                 f"chunker spec {shown_value(spec)}: option {key.strip()!r} is given twice; give it once"
             )
-        options[key.strip()] = _option_value(value.strip())
+        key, value = key.strip(), value.strip()
+        options[key] = value if key in as_text else _option_value(value)
     return name, options
+
+
+def _text_options(name: str) -> frozenset[str]:
+    """The options chunker ``name`` declares as text: its factory's
+    ``text_options``, else the parameters annotated ``str`` (with no number or
+    bool beside it); none for a name not registered."""
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        _load_plugins()
+        factory = _REGISTRY.get(name)
+    if factory is None:
+        return frozenset()
+    declared = getattr(factory, "text_options", None)
+    if declared is not None:
+        return frozenset(declared)
+    return text_parameters(factory)
+
+
+def text_parameters(factory: Callable[..., Any]) -> frozenset[str]:
+    """The parameters of ``factory`` annotated as text (``str``, ``str | None``,
+    ``str | Path``, ``Embedder | str``), not as a number or bool as well."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no signature to read
+        return frozenset()
+    return frozenset(p.name for p in params if _declares_text(p.annotation))
+
+
+_NOT_ONLY_TEXT = frozenset({"int", "float", "bool", "complex", "Any", "object"})
+
+
+def _declares_text(annotation: Any) -> bool:
+    if annotation is inspect.Parameter.empty:
+        return False
+    if isinstance(annotation, str):  # postponed annotations: "str | Path | None"
+        parts = {part.strip() for part in annotation.split("|")}
+    else:
+        union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+        args = typing.get_args(annotation) if union else (annotation,)
+        parts = {getattr(arg, "__name__", str(arg)) for arg in args}
+    return "str" in parts and not parts & _NOT_ONLY_TEXT
 
 
 def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:

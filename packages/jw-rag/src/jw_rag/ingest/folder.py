@@ -45,7 +45,8 @@ def nothing_to_ingest(
     which the left-out note counts) and the first one's reason."""
     first = skipped[0]
     file = f"{kind} file" if kind else "file"
-    reason = first.reason if first.path in first.reason else f"{first.path}: {first.reason}"
+    said = first.message or first.reason
+    reason = said if first.path in said else f"{first.path}: {said}"
     if len(skipped) == 1:
         return IngestError(
             f"{folder}: its one {file} was skipped as bad, nothing stored ({reason}); "

@@ -33,7 +33,7 @@ from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import DEFAULT_ID_KEY, refuse_raw_name
 from jw_rag.ingest._left_out import LeftOut, note_left_out, page_group, type_groups
 from jw_rag.ingest._local import checked_folder
-from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
+from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
 from jw_rag.ingest._source import (
     Loaded,
     carries_verse_ids,
@@ -236,7 +236,7 @@ def load_folder(
         except PER_FILE_ERRORS as exc:
             if not skip_bad:
                 raise
-            skipped.append(SkippedFile(str(path), skip_reason(exc)))
+            skipped.append(SkippedFile.of(str(path), exc))
     left = _left_out(root, kind, others, pages, unread)
     if pages and not docs and not skipped and left is not None:
         raise IngestError(f"{root}: nothing to read as {kind}, {left.said(_both_names)}")

@@ -32,13 +32,13 @@ from jw_rag.chunkers.base import ChunkerBase
 from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError, shown_value
 from jw_rag.ingest._identity import settle_source_ids
-from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
+from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
 from jw_rag.model import Chunk, Document, Span
 from jw_rag.renames import renamed
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, iter_passages, passages
-from jw_rag.windows import with_window_units
+from jw_rag.windows import MAX_WINDOW_CHARS, with_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
@@ -229,10 +229,12 @@ def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars
 
 
 def _check_window_chars(value: object) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_WINDOW_CHARS
+    ):
         raise ConfigError(
-            f"window_chars must be a size in characters >= 0 (0: no window units), got "
-            f"{shown_value(value)}"
+            f"window_chars must be a size in characters from 0 to {MAX_WINDOW_CHARS} "
+            f"(0: no window units), got {shown_value(value)}"
         )
 
 
@@ -361,7 +363,7 @@ def _chunk_all(
     documents of a file that fails (see :func:`ingest_documents`) left out
     (their chunks all made first, so a failure is known before the store is)."""
     prepared = []
-    bad: dict[str, str] = {}
+    bad: dict[str, BaseException] = {}
     # twice at most, not once a big source: each call walks every object held,
     # every source's paragraphs among them (40 sources of 20,000 paragraphs
     # spent 6.2 of 6.6 seconds there)
@@ -379,11 +381,11 @@ def _chunk_all(
         except PER_FILE_ERRORS as exc:
             if skipped is None:
                 raise
-            bad.setdefault(_file_of(doc), skip_reason(exc))
+            bad.setdefault(_file_of(doc), exc)
     if big:
         give_back()  # the chunker's working lists, before the store stages the units
     if skipped is not None and bad:
-        skipped.extend(SkippedFile(path, reason) for path, reason in bad.items())
+        skipped.extend(SkippedFile.of(path, exc) for path, exc in bad.items())
         skipped.sort(key=lambda s: s.path)
     return [p for p in prepared if _file_of(p[0]) not in bad]
 
