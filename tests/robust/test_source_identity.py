@@ -193,3 +193,32 @@ def test_folder_given_as_dot_or_dotdot_is_named(
     assert [d.source_id for d in load_documents(".")] == ["library/a"]
     monkeypatch.chdir(folder / "sub")
     assert [d.source_id for d in load_documents("..")] == ["library/a"]
+
+
+def test_a_folder_of_another_place_with_the_same_name_is_told_how_to_fix_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Two folders called ``notes`` give their files the same ids; the refusal
+    names what works for a folder (another folder name, or --replace), not
+    --source-id, which a folder refuses."""
+    for place in ("home", "work"):
+        (tmp_path / place / "notes").mkdir(parents=True)
+        (tmp_path / place / "notes" / "a.txt").write_text(f"Notes kept at {place}.\n", "utf-8")
+    store = str(tmp_path / "s.sqlite")
+    first, second = tmp_path / "home" / "notes", tmp_path / "work" / "notes"
+    assert run(capsys, "--store", store, "rag", "ingest", "text", str(first))[0] == 0
+    before = per_source(store)
+    code, out, err = run(capsys, "--store", store, "rag", "ingest", "text", str(second))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: source 'notes/a' was ingested from {(first / 'a.txt').resolve()}; refusing "
+        f"to replace it with {(second / 'a.txt').resolve()}: a folder's files take their ids "
+        "from the folder's name (notes/...), so ingest this folder from a copy or link of "
+        "another name, or replace them (--replace / replace=True)\n"
+    )
+    assert per_source(store) == before
+    link = tmp_path / "work-notes"
+    link.symlink_to(second)
+    code, out, _ = run(capsys, "--store", store, "rag", "ingest", "text", str(link))
+    assert code == 0 and out.startswith("work-notes/a: ")
+    assert set(per_source(store)) == {"notes/a", "work-notes/a"}
