@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from jw_rag.ingest.kinds import kind_names
+from jw_rag.ingest.kinds import FOLDER, kind_names, source_kind
 
 __all__ = [
     "NAMED_FILES",
@@ -82,8 +82,9 @@ class LeftOut:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        """The kinds that read some of the files, in the order of the kinds' table."""
-        wanted = {g.kind for g in self.groups if g.kind is not None}
+        """The kinds that read some of the files as a folder, in the order of
+        the kinds' table (a kind that reads one file at a time is not one)."""
+        wanted = {g.kind for g in self.groups if g.kind is not None and _reads_folders(g.kind)}
         return tuple(k for k in kind_names() if k in wanted)
 
     def line(self, kind_name: Callable[[str], str] = str) -> str:
@@ -100,6 +101,8 @@ class LeftOut:
         """:meth:`line` without the folder."""
         parts = []
         other = [g for g in self.groups if g.kind is not None and not g.page]
+        single = [g for g in other if not _reads_folders(g.kind)]
+        other = [g for g in other if _reads_folders(g.kind)]
         if other:
             held = ", ".join(f"{g.files} {g.what}" for g in other)
             n = sum(g.files for g in other)
@@ -108,6 +111,10 @@ class LeftOut:
             if g.page:
                 plural = "" if g.files == 1 else "s"
                 parts.append(f"{g.files} {g.what}{plural} ({_examples(g)})")
+        if single:
+            held = ", ".join(f"{g.files} {g.what}" for g in single)
+            n = sum(g.files for g in single)
+            parts.append(f"{_files(n, '')} that a kind reads one at a time ({held})")
         unread = [g for g in self.groups if g.kind is None]
         if unread:
             held = ", ".join(f"{g.files} {g.what}" for g in unread)
@@ -119,6 +126,11 @@ class LeftOut:
             named = [kind_name(k) for k in self.kinds]
             alone = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
             line += f"; ingest the folder again as {alone} to store them"
+        if single:
+            each = " and ".join(
+                f"each {g.what} file as {kind_name(g.kind)}" for g in single if g.kind
+            )
+            line += f"{', and' if self.kinds else ';'} ingest {each}"
         return line
 
     @property
@@ -135,6 +147,11 @@ class LeftOut:
             for g in self.groups
         ]  # fmt: skip
         return {"folder": self.shown_folder, "files": self.files, "groups": groups}
+
+
+def _reads_folders(kind: str | None) -> bool:
+    """Whether ``kind`` reads a folder's files (a JWPUB or a backup is read alone)."""
+    return kind is not None and source_kind(kind).takes(FOLDER)
 
 
 def _files(n: int, verb: str) -> str:

@@ -45,7 +45,7 @@ from jw_rag.ingest._source import (
     refuse_other_kind,
     sniff_kind,
 )
-from jw_rag.ingest.kinds import SOURCE_KINDS, BytesReader, FolderIds, source_kind
+from jw_rag.ingest.kinds import FOLDER, SOURCE_KINDS, BytesReader, FolderIds, source_kind
 from jw_rag.model import Document
 
 __all__ = ["EXTENSIONS", "KINDS", "SkippedFile", "detect_kind", "load_documents", "load_folder"]
@@ -58,6 +58,11 @@ _FOLDER_IDS: dict[str, FolderIds] = {k.name: k.folder_ids for k in SOURCE_KINDS}
 KINDS: tuple[str, ...] = tuple(_READERS)
 EXTENSIONS: dict[str, str] = {
     ext: k.name for k in SOURCE_KINDS if k.name in _READERS for ext in k.extensions
+}
+#: Files of the kinds that read one file at a time (a JWPUB, a backup), by extension:
+#: a folder leaves them out, naming the kind that reads each.
+_ONE_FILE_EXTENSIONS: dict[str, str] = {
+    ext: k.name for k in SOURCE_KINDS if not k.takes(FOLDER) for ext in k.extensions
 }
 _CONTENT_TYPES: dict[str, str] = {
     ctype: k.name for k in SOURCE_KINDS if k.name in _READERS for ctype in k.content_types
@@ -187,7 +192,9 @@ def _left_out(
     """What a folder ingest left out, or None when it read every file."""
     if not (others or pages or unread):
         return None
-    groups = type_groups(root, [*others, *unread], EXTENSIONS.get)
+    groups = type_groups(
+        root, [*others, *unread], lambda t: EXTENSIONS.get(t) or _ONE_FILE_EXTENSIONS.get(t)
+    )
     if pages and kind in _OTHER_PAGE:
         other, what = _OTHER_PAGE[kind]
         groups.insert(len(groups) - sum(g.kind is None for g in groups),
