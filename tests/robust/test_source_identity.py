@@ -130,8 +130,17 @@ def test_source_id_on_a_folder_is_refused(
         capsys, "--store", str(tmp_path / "s.sqlite"), "rag", "ingest", "article", str(corpus / "es"),
         "--source-id", "x",
     )  # fmt: skip
-    assert code == 2 and err.startswith("error: a source id names one source, but ")
+    assert code == 2 and err == (
+        f"error: a source id names one source, but {corpus / 'es'} is a folder of one file: "
+        "ingest that file itself to name it, or let the folder give the id\n"
+    )
     assert not (tmp_path / "s.sqlite").exists()
+    (corpus / "es" / "notes.txt").write_text("Notas.\n", "utf-8")
+    code, _, err = run(
+        capsys, "--store", str(tmp_path / "s.sqlite"), "rag", "ingest", "text", str(corpus / "es"),
+        "--source-id", "x",
+    )  # fmt: skip
+    assert code == 2 and f"{corpus / 'es'} is a folder of 2 files: " in err
 
 
 def test_store_without_origins_keeps_working(tmp_path: Path, corpus: Path) -> None:

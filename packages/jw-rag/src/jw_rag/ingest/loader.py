@@ -266,9 +266,12 @@ def load_documents(
         return _parse(read_path(root), kind, source_id)
     checked_folder(root)
     if source_id is not None:
-        raise ConfigError(
-            f"a source id names one source, but {root} is a folder of "
-            f"{len(_folder_files(root)[0])} files: ingest the files one at a time to name them, "
-            "or let the folder give the ids"
+        n = len(_folder_files(root)[0])
+        fix = (
+            "ingest that file itself to name it, or let the folder give the id"
+            if n == 1
+            else "ingest the files one at a time to name them, or let the folder give the ids"
         )
+        held = "one file" if n == 1 else f"{n} files"
+        raise ConfigError(f"a source id names one source, but {root} is a folder of {held}: {fix}")
     return load_folder(root, kind=kind)[0]
