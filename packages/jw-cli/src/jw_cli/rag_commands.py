@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
@@ -35,7 +36,7 @@ from jw_cli.views import (
     stats_table,
 )
 from jw_rag.chunkers import split_chunker_specs
-from jw_rag.config import default_store
+from jw_rag.config import default_store, shown_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -54,7 +55,8 @@ __all__ = ["finite", "rag_app"]
 rag_app = typer.Typer(
     help=(
         "Index and search publications. The store is a SQLite file (or a postgresql:// DSN): "
-        f"--store, else $JW_STORE, else $JW_HOME/store.sqlite (now {default_store()})."
+        f"--store, else $JW_STORE, else $JW_HOME/store.sqlite "
+        f"(now {escape(shown_store(default_store()))})."
     ),
     no_args_is_help=True,
 )
