@@ -31,7 +31,13 @@ from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import DEFAULT_ID_KEY, refuse_raw_name
-from jw_rag.ingest._left_out import LeftOut, note_left_out, page_group, type_groups
+from jw_rag.ingest._left_out import (
+    LeftOut,
+    link_groups,
+    note_left_out,
+    page_group,
+    type_groups,
+)
 from jw_rag.ingest._local import checked_folder
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile, skip_reason
 from jw_rag.ingest._source import (
@@ -105,16 +111,25 @@ def _folder_ids(root: Path, files: list[Path]) -> list[str]:
     ]
 
 
-def _folder_files(root: Path) -> tuple[list[Path], list[Path]]:
-    """The supported files below ``root`` and those no kind reads, sorted; no
-    supported file is a one-line IngestError."""
-    every = sorted(p for p in root.rglob("*") if p.is_file())
+def _folder_files(root: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """The supported files below ``root``, those no kind reads, and the links
+    that are not files (a linked folder is not followed: a link may loop back;
+    a broken link reads nothing), sorted; no supported file is a one-line
+    IngestError."""
+    found = sorted(root.rglob("*"))
+    every = [p for p in found if p.is_file()]
+    links = [p for p in found if p.is_symlink() and not p.is_file()]
     files = [p for p in every if p.suffix.lower() in EXTENSIONS]
     if not files:
+        held = ""
+        linked = [p for p in links if p.is_dir()]
+        if linked:
+            each = "it" if len(linked) == 1 else "each"
+            held = f"; it holds {link_groups(root, linked)[0].said()}: ingest {each} on its own"
         raise IngestError(
-            f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder"
+            f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder{held}"
         )
-    return files, [p for p in every if p.suffix.lower() not in EXTENSIONS]
+    return files, [p for p in every if p.suffix.lower() not in EXTENSIONS], links
 
 
 def _of_kind(
@@ -187,10 +202,15 @@ def _both_names(kind: str) -> str:
 
 
 def _left_out(
-    root: Path, kind: str | None, others: list[Path], pages: list[Path], unread: list[Path]
+    root: Path,
+    kind: str | None,
+    others: list[Path],
+    pages: list[Path],
+    unread: list[Path],
+    links: list[Path],
 ) -> LeftOut | None:
     """What a folder ingest left out, or None when it read every file."""
-    if not (others or pages or unread):
+    if not (others or pages or unread or links):
         return None
     groups = type_groups(
         root, [*others, *unread], lambda t: EXTENSIONS.get(t) or _ONE_FILE_EXTENSIONS.get(t)
@@ -199,6 +219,7 @@ def _left_out(
         other, what = _OTHER_PAGE[kind]
         groups.insert(len(groups) - sum(g.kind is None for g in groups),
                       page_group(root, what, pages, other))  # fmt: skip
+    groups += link_groups(root, links)
     described = source_kind(kind).described if kind is not None else ""
     return LeftOut(str(root), kind, described, tuple(groups))
 
@@ -227,7 +248,7 @@ def load_folder(
     root = checked_folder(folder)
     if not root.is_dir():
         raise IngestError(f"{root} is not a folder; pass a folder")
-    files, unread = _folder_files(root)
+    files, unread, links = _folder_files(root)
     pairs = list(zip(files, _folder_ids(root, files), strict=True))  # ids as without a kind
     others: list[Path] = []
     if kind is not None:
@@ -244,7 +265,7 @@ def load_folder(
             if not skip_bad:
                 raise
             skipped.append(SkippedFile(str(path), skip_reason(exc)))
-    left = _left_out(root, kind, others, pages, unread)
+    left = _left_out(root, kind, others, pages, unread, links)
     if pages and not docs and not skipped and left is not None:
         raise IngestError(f"{root}: nothing to read as {kind}, {left.said(_both_names)}")
     if left is not None:
