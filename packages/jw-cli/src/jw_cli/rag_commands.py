@@ -33,6 +33,7 @@ from jw_cli.views import (
     hits_table,
     no_hits_line,
     plural,
+    shown_id,
     stats_table,
 )
 from jw_rag.chunkers import split_chunker_specs
@@ -224,7 +225,7 @@ def delete(
     if as_json:
         _print_json({"source_id": source, "deleted_chunks": removed})
     else:
-        typer.echo(f"deleted {plural(removed, 'chunk')} of {source}")
+        typer.echo(f"deleted {plural(removed, 'chunk')} of {shown_id(source)}")
 
 
 @rag_app.command()
@@ -247,7 +248,8 @@ def chunk(
     console = Console()
     for source_id, chunks in chunked:
         name = chunks[0].metadata.get("chunker", chosen) if chunks else chosen
-        console.print(chunks_table(chunks, f"{source_id}: {plural(len(chunks), 'chunk')} ({name})"))
+        title = f"{shown_id(source_id)}: {plural(len(chunks), 'chunk')} ({name})"
+        console.print(chunks_table(chunks, title))
 
 
 def _echo_chunks_json(chunked: list[tuple[str, list[Chunk]]]) -> None:

@@ -29,6 +29,7 @@ __all__ = [
     "para_label",
     "para_labels",
     "plural",
+    "shown_id",
     "snippet",
     "stats_table",
 ]
@@ -40,6 +41,14 @@ def snippet(text: str, width: int = SNIPPET_CHARS) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def shown_id(source_id: str) -> str:
+    """A source id in a line or a table: as it is when printable, else escaped
+    (``'odd/new\\nline'``), so that a newline, a tab or a terminal escape
+    sequence taken from a file name neither breaks the line nor reaches the
+    terminal. JSON keeps the id as it is."""
+    return source_id if source_id.isprintable() else repr(source_id)
 
 
 def joined(values: Iterable[Any] | None, sep: str = ",") -> str:
@@ -125,7 +134,7 @@ def hits_table(delivery: Delivery, query: str) -> Table:
         table.add_row(
             str(hit.rank),
             f"{hit.score:.4f}",
-            Text(hit.chunk.source_id),
+            Text(shown_id(hit.chunk.source_id)),
             Text(para_labels(meta.get("para_ids"))),
             joined(meta.get("pages")),
             Text(joined(meta.get("heading_path"), " > ")),
@@ -170,7 +179,8 @@ def _stat_value(value: Any) -> str:
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
-            parts.append(f"{k} ({_stat_value(v)})" if isinstance(v, dict) else f"{k}: {v}")
+            key = shown_id(str(k))
+            parts.append(f"{key} ({_stat_value(v)})" if isinstance(v, dict) else f"{key}: {v}")
         return ", ".join(parts) or "-"
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value) or "-"
