@@ -182,3 +182,33 @@ def test_end_to_end_corpus_round_trip(sqlite_store: SQLiteStore) -> None:
     chunk = hits[0].chunk
     assert chunk.source_id == doc.source_id
     assert rebuild_text(doc.paragraphs, chunk.metadata["span"]) == chunk.text
+
+
+def test_linked_folders_and_broken_links_are_named_not_silently_passed_over(
+    tmp_path: Path,
+) -> None:
+    """A folder's link to another folder is not followed (a link may loop back),
+    and a link to nothing cannot be read: both were passed over without a word,
+    so a library whose shared folder is linked in looked ingested whole."""
+    lib, shared = tmp_path / "lib", tmp_path / "shared"
+    lib.mkdir()
+    shared.mkdir()
+    (lib / "top.txt").write_text("Top note about hope.\n", encoding="utf-8")
+    (shared / "s.txt").write_text("Shared note about the soul.\n", encoding="utf-8")
+    (lib / "shared").symlink_to(shared)
+    (lib / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    with pytest.warns(UserWarning) as caught:
+        docs = load_documents(lib, kind="text")
+    assert [d.source_id for d in docs] == ["lib/top"]
+    assert [str(w.message) for w in caught] == [
+        f"{lib}: left out 1 linked folder, which is not followed (shared) and 1 broken "
+        "link (gone.txt); ingest a linked folder on its own to store its files"
+    ]
+    (lib / "top.txt").unlink()
+    with pytest.raises(IngestError) as failed:
+        load_documents(lib, kind="text")
+    assert str(failed.value).startswith(f"{lib}: no supported files (")
+    assert str(failed.value).endswith(
+        "in this folder; it holds 1 linked folder, which is not followed (shared): "
+        "ingest it on its own"
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from jw_rag.ingest._left_out import NAMED_TYPES
 from jw_rag.ingest.loader import EXTENSIONS
@@ -163,5 +164,40 @@ def test_a_file_name_that_is_not_utf8_is_a_one_line_error_not_a_silent_call(
                 "which no store can keep as the source's id or origin: rename the file (or copy "
                 "it) to a UTF-8 name"
             ]
+
+    anyio.run(scenario)
+
+
+def test_publications_and_backups_in_a_folder_are_named_with_their_kind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A .jwpub or .jwlibrary file beside a folder's notes was called "a type no
+    kind reads", though the jwpub and backup kinds read it (one file at a time)."""
+    from jw_cli.app import main
+
+    root = tmp_path / "docs"
+    lib = root / "lib"
+    lib.mkdir(parents=True)
+    (lib / "notes.txt").write_text("A note about hope.\n", encoding="utf-8")
+    (lib / "lff_E.jwpub").write_bytes(b"PK\x03\x04")
+    (lib / "UserDataBackup.jwlibrary").write_bytes(b"PK\x03\x04")
+    (lib / "photo.jpg").write_bytes(b"\xff\xd8\xff")
+    said = (
+        f"{lib}: left out 2 files that a kind reads one at a time (1 .jwlibrary, 1 .jwpub) "
+        "and 1 file of a type no kind reads (1 .jpg); ingest each .jwlibrary file as "
+        "{backup} and each .jwpub file as jwpub"
+    )
+    code = main(["--store", str(tmp_path / "cli.sqlite"), "rag", "ingest", "text", str(lib)])
+    err = capsys.readouterr().err
+    assert code == 0 and err == f"warning: {said.format(backup='backup')}\n"
+
+    async def scenario() -> None:
+        async with connect(tmp_path, "--root", str(root)) as c:
+            texts, structured = await _stored(c, "text", "lib")
+            assert texts[-1] == f"warning: {said.format(backup='jw_library_backup')}"
+            groups = structured["left_out"][0]["groups"]
+            assert [(g["what"], g["kind"]) for g in groups] == [
+                (".jwlibrary", "jw_library_backup"), (".jwpub", "jwpub"), (".jpg", None),
+            ]  # fmt: skip
 
     anyio.run(scenario)

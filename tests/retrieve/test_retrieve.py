@@ -240,6 +240,23 @@ def test_parent_expansion_groups_children(tmp_path: Path) -> None:
     assert len(one) == 1
 
 
+def test_max_parents_counts_parents_not_hits_without_one(tmp_path: Path) -> None:
+    """``expand="parent"`` on chunks that have no parent delivers each hit alone,
+    k of them: max_parents (5) caps parents, and such hits deliver none (a
+    search asked for 10 got 5, with no word why)."""
+    from jw_rag.ingest import ingest_article
+
+    s = SQLiteStore(tmp_path / "plain.sqlite", FakeEmbedder(dim=64))
+    for page in sorted((DEFAULT_DATASET / "corpus" / "en").glob("*.html"))[:4]:
+        ingest_article(s, page)
+    hits = retrieve(s, "the soul", k=10, expand="parent", max_context_tokens=None)
+    assert len(hits) == 10
+    # each hit alone (a window hit: its members), no context, no parent
+    assert all(h.chunk in h.expanded and "parent_id" not in h.chunk.metadata for h in hits)
+    assert len(retrieve(s, "the soul", k=10, expand="parent", max_parents=2)) == 10
+    s.close()
+
+
 def test_stale_parent_is_refused(tmp_path: Path) -> None:
     s, children, parents = _parent_child_store(tmp_path)
     changed = Chunk(parents[0].id, parents[0].text + " Edited.", "art", dict(parents[0].metadata))

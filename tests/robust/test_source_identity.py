@@ -13,7 +13,7 @@ import pytest
 from jw_cli.app import main
 from jw_eval.bench import DEFAULT_DATASET
 from jw_rag.embed.fake import FakeEmbedder
-from jw_rag.errors import IngestError
+from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest import (
     ingest_article,
     ingest_documents,
@@ -21,7 +21,7 @@ from jw_rag.ingest import (
     ingest_text,
     load_documents,
 )
-from jw_rag.ingest.pipeline import chunk_document
+from jw_rag.ingest.pipeline import MAX_SOURCE_ID_CHARS, chunk_document
 from jw_rag.store import SQLiteStore, open_store
 from tests.mcp.mcp_client import connect
 
@@ -130,8 +130,17 @@ def test_source_id_on_a_folder_is_refused(
         capsys, "--store", str(tmp_path / "s.sqlite"), "rag", "ingest", "article", str(corpus / "es"),
         "--source-id", "x",
     )  # fmt: skip
-    assert code == 2 and err.startswith("error: a source id names one source, but ")
+    assert code == 2 and err == (
+        f"error: a source id names one source, but {corpus / 'es'} is a folder of one file: "
+        "ingest that file itself to name it, or let the folder give the id\n"
+    )
     assert not (tmp_path / "s.sqlite").exists()
+    (corpus / "es" / "notes.txt").write_text("Notas.\n", "utf-8")
+    code, _, err = run(
+        capsys, "--store", str(tmp_path / "s.sqlite"), "rag", "ingest", "text", str(corpus / "es"),
+        "--source-id", "x",
+    )  # fmt: skip
+    assert code == 2 and f"{corpus / 'es'} is a folder of 2 files: " in err
 
 
 def test_store_without_origins_keeps_working(tmp_path: Path, corpus: Path) -> None:
@@ -193,3 +202,64 @@ def test_folder_given_as_dot_or_dotdot_is_named(
     assert [d.source_id for d in load_documents(".")] == ["library/a"]
     monkeypatch.chdir(folder / "sub")
     assert [d.source_id for d in load_documents("..")] == ["library/a"]
+
+
+def test_a_folder_of_another_place_with_the_same_name_is_told_how_to_fix_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Two folders called ``notes`` give their files the same ids; the refusal
+    names what works for a folder (another folder name, or --replace), not
+    --source-id, which a folder refuses."""
+    for place in ("home", "work"):
+        (tmp_path / place / "notes").mkdir(parents=True)
+        (tmp_path / place / "notes" / "a.txt").write_text(f"Notes kept at {place}.\n", "utf-8")
+    store = str(tmp_path / "s.sqlite")
+    first, second = tmp_path / "home" / "notes", tmp_path / "work" / "notes"
+    assert run(capsys, "--store", store, "rag", "ingest", "text", str(first))[0] == 0
+    before = per_source(store)
+    code, out, err = run(capsys, "--store", store, "rag", "ingest", "text", str(second))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: source 'notes/a' was ingested from {(first / 'a.txt').resolve()}; refusing "
+        f"to replace it with {(second / 'a.txt').resolve()}: a folder's files take their ids "
+        "from the folder's name (notes/...), so ingest this folder from a copy or link of "
+        "another name, or replace them (--replace / replace=True)\n"
+    )
+    assert per_source(store) == before
+    link = tmp_path / "work-notes"
+    link.symlink_to(second)
+    code, out, _ = run(capsys, "--store", store, "rag", "ingest", "text", str(link))
+    assert code == 0 and out.startswith("work-notes/a: ")
+    assert set(per_source(store)) == {"notes/a", "work-notes/a"}
+
+
+def test_a_source_id_past_the_cap_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An id is a name: 10 MB of text given as one (an agent passing a document
+    as its id) is refused before anything is read or stored, and the error line
+    stays short; an id at the cap is taken."""
+    note = tmp_path / "note.txt"
+    note.write_text("A short note about hope.\n", "utf-8")
+    store = SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(dim=16))
+    huge = "x" * 10_000_000
+    with pytest.raises(ConfigError) as caught:
+        ingest_text(store, note, source_id=huge)
+    message = str(caught.value)
+    assert message == (
+        f"source_id is 10,000,000 characters long; give an id of at most "
+        f"{MAX_SOURCE_ID_CHARS:,} characters"
+    )
+    assert store.stats()["sources"] == 0
+    at_cap = "y" * MAX_SOURCE_ID_CHARS
+    assert ingest_text(store, note, source_id=at_cap).source_id == at_cap
+    store.close()
+    code, out, err = run(
+        capsys, "--store", str(tmp_path / "cli.sqlite"), "rag", "ingest", "text", str(note),
+        "--source-id", "z" * (MAX_SOURCE_ID_CHARS + 1),
+    )  # fmt: skip
+    assert (code, out) == (2, "")  # a bad option value, as any other
+    assert err == (
+        f"error: source_id is {MAX_SOURCE_ID_CHARS + 1:,} characters long; give an id of at "
+        f"most {MAX_SOURCE_ID_CHARS:,} characters\n"
+    )

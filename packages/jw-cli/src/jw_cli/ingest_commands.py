@@ -34,6 +34,7 @@ from jw_cli.options import (
     text_only,
 )
 from jw_cli.progress import stderr_progress
+from jw_cli.views import shown_id
 from jw_rag.ingest import (
     SOURCE_KINDS,
     IngestResult,
@@ -79,7 +80,7 @@ def summary_line(result: IngestResult) -> str:
     """One line per stored source: chunks, chunker, language, and whether it was skipped."""
     state = "unchanged, skipped" if result.skipped else "stored"
     return (
-        f"{result.source_id}: {_count(result.chunks, 'chunk')}, chunker {result.chunker}, "
+        f"{shown_id(result.source_id)}: {_count(result.chunks, 'chunk')}, chunker {result.chunker}, "
         f"language {result.language or 'unknown'} ({state})"
     )
 

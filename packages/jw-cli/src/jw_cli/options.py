@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from jw_rag.chunkers import available_chunkers, parse_chunker_spec
-from jw_rag.config import default_store, existing_store
+from jw_rag.config import default_store, existing_store, shown_store
 from jw_rag.embed import available_embedders, get_embedder
 from jw_rag.errors import ConfigError, shown_value
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES
@@ -40,7 +41,7 @@ __all__ = [
 
 STORE_HELP = (
     "Store: a SQLite file path or a postgresql:// DSN "
-    f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {default_store()})."
+    f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {escape(shown_store(default_store()))})."
 )
 EMBEDDER_HELP = (
     f"Embedder: {' | '.join(available_embedders())} (default: $JW_EMBEDDER, else the one "

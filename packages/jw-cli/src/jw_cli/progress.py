@@ -20,7 +20,7 @@ def stderr_progress(
         yield lambda _d, _t: lambda _n: None
         return
     bar = Progress(
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # a path's brackets as they are
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

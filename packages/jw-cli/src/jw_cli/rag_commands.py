@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
@@ -31,10 +32,11 @@ from jw_cli.views import (
     hits_table,
     no_hits_line,
     plural,
+    shown_id,
     stats_table,
 )
 from jw_rag.chunkers import split_chunker_specs
-from jw_rag.config import default_store
+from jw_rag.config import default_store, shown_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -53,7 +55,8 @@ __all__ = ["finite", "rag_app"]
 rag_app = typer.Typer(
     help=(
         "Index and search publications. The store is a SQLite file (or a postgresql:// DSN): "
-        f"--store, else $JW_STORE, else $JW_HOME/store.sqlite (now {default_store()})."
+        f"--store, else $JW_STORE, else $JW_HOME/store.sqlite "
+        f"(now {escape(shown_store(default_store()))})."
     ),
     no_args_is_help=True,
 )
@@ -208,7 +211,7 @@ def delete(
     if as_json:
         _print_json({"source_id": source, "deleted_chunks": removed})
     else:
-        typer.echo(f"deleted {plural(removed, 'chunk')} of {source}")
+        typer.echo(f"deleted {plural(removed, 'chunk')} of {shown_id(source)}")
 
 
 @rag_app.command()
@@ -231,7 +234,8 @@ def chunk(
     console = Console()
     for source_id, chunks in chunked:
         name = chunks[0].metadata.get("chunker", chosen) if chunks else chosen
-        console.print(chunks_table(chunks, f"{source_id}: {plural(len(chunks), 'chunk')} ({name})"))
+        title = f"{shown_id(source_id)}: {plural(len(chunks), 'chunk')} ({name})"
+        console.print(chunks_table(chunks, title))
 
 
 def _echo_chunks_json(chunked: list[tuple[str, list[Chunk]]]) -> None:

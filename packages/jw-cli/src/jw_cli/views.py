@@ -1,4 +1,8 @@
-"""Chunks, search hits and store stats as JSON-ready dicts and rich tables."""
+"""Chunks, search hits and store stats as JSON-ready dicts and rich tables.
+
+Every cell and title holding a source's id or text is a :class:`rich.text.Text`,
+so brackets in it (``Notes [draft]``, BBCode's ``[/b]``) are shown as they are,
+never read as rich markup."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from jw_rag.hits import hit_record, hit_records, para_id, para_ids
 from jw_rag.model import Chunk
@@ -24,6 +29,7 @@ __all__ = [
     "para_label",
     "para_labels",
     "plural",
+    "shown_id",
     "snippet",
     "stats_table",
 ]
@@ -35,6 +41,14 @@ def snippet(text: str, width: int = SNIPPET_CHARS) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def shown_id(source_id: str) -> str:
+    """A source id in a line or a table: as it is when printable, else escaped
+    (``'odd/new\\nline'``), so that a newline, a tab or a terminal escape
+    sequence taken from a file name neither breaks the line nor reaches the
+    terminal. JSON keeps the id as it is."""
+    return source_id if source_id.isprintable() else repr(source_id)
 
 
 def joined(values: Iterable[Any] | None, sep: str = ",") -> str:
@@ -86,13 +100,13 @@ def delivery_dicts(delivery: Delivery) -> list[dict[str, Any]]:
     return hit_records(delivery)
 
 
-def _hit_note(hit: SearchHit, folded: Sequence[str]) -> str:
+def _hit_note(hit: SearchHit, folded: Sequence[str]) -> Text:
     parts = []
     if context_count(hit):
         parts.append(f"+{plural(context_count(hit), 'context chunk')}")
     if folded:
         parts.append(f"holding {plural(len(folded), 'more hit')}: {', '.join(folded)}")
-    return f"\n[dim]({'; '.join(parts)})[/dim]" if parts else ""
+    return Text(f"\n({'; '.join(parts)})", style="dim") if parts else Text()
 
 
 def no_hits_line(query: str, sources: int, filtered: bool) -> str:
@@ -108,7 +122,7 @@ def hits_table(delivery: Delivery, query: str) -> Table:
     title = f"{plural(len(delivery), 'hit')} for {query!r}"
     if delivery.folded:
         title += f" ({plural(len(delivery.folded), 'more hit')} folded into their context)"
-    table = Table(title=title, show_lines=True)
+    table = Table(title=Text(title), show_lines=True)
     table.add_column("rank", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("source", overflow="fold")
@@ -120,17 +134,17 @@ def hits_table(delivery: Delivery, query: str) -> Table:
         table.add_row(
             str(hit.rank),
             f"{hit.score:.4f}",
-            hit.chunk.source_id,
-            para_labels(meta.get("para_ids")),
+            Text(shown_id(hit.chunk.source_id)),
+            Text(para_labels(meta.get("para_ids"))),
             joined(meta.get("pages")),
-            joined(meta.get("heading_path"), " > "),
-            snippet(hit.chunk.text) + _hit_note(hit, delivery.folded_into(hit.rank)),
+            Text(joined(meta.get("heading_path"), " > ")),
+            Text(snippet(hit.chunk.text)) + _hit_note(hit, delivery.folded_into(hit.rank)),
         )
     return table
 
 
 def chunks_table(chunks: Sequence[Chunk], title: str) -> Table:
-    table = Table(title=title, show_lines=True)
+    table = Table(title=Text(title), show_lines=True)
     for name in ("#", "chars"):
         table.add_column(name, justify="right")
     for name in ("paragraphs", "pages", "heading path", "merge", "closure", "snippet"):
@@ -140,12 +154,12 @@ def chunks_table(chunks: Sequence[Chunk], title: str) -> Table:
         table.add_row(
             str(m.get("chunk_index", "")),
             str(len(c.text)),
-            para_labels(m.get("para_ids")),
+            Text(para_labels(m.get("para_ids"))),
             joined(m.get("pages")),
-            joined(m.get("heading_path"), " > "),
+            Text(joined(m.get("heading_path"), " > ")),
             m.get("merge_reason") or "",
-            m.get("closure_marker") or "",
-            snippet(c.text, 100),
+            Text(m.get("closure_marker") or ""),
+            Text(snippet(c.text, 100)),
         )
     return table
 
@@ -155,7 +169,7 @@ def stats_table(stats: dict[str, Any]) -> Table:
     table.add_column("key", style="bold")
     table.add_column("value", overflow="fold")
     for key, value in stats.items():
-        table.add_row(key.replace("_", " "), _stat_value(value))
+        table.add_row(key.replace("_", " "), Text(_stat_value(value)))
     return table
 
 
@@ -165,7 +179,8 @@ def _stat_value(value: Any) -> str:
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
-            parts.append(f"{k} ({_stat_value(v)})" if isinstance(v, dict) else f"{k}: {v}")
+            key = shown_id(str(k))
+            parts.append(f"{key} ({_stat_value(v)})" if isinstance(v, dict) else f"{key}: {v}")
         return ", ".join(parts) or "-"
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value) or "-"

@@ -27,6 +27,7 @@ __all__ = [
     "existing_store",
     "home_dir",
     "is_postgres_dsn",
+    "shown_store",
 ]
 
 #: Store locations that name a PostgreSQL database as a URL.
@@ -66,6 +67,20 @@ def chunk_cache_dir() -> Path:
 def default_store() -> str:
     """``$JW_STORE``, else ``$JW_HOME/store.sqlite``."""
     return os.environ.get("JW_STORE") or str(home_dir() / "store.sqlite")
+
+
+#: A URI's password (``://user:password@``, up to the host) and a ``password=``
+#: (or ``sslpassword=``) value of a libpq ``key=value`` string or a URI's query.
+_URI_PASSWORD = re.compile(r"(://[^:/@\s?#]*:)[^\s/?#]*@")
+_KEY_PASSWORD = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&']*)")
+
+
+def shown_store(location: str) -> str:
+    """``location`` as help and messages show it: a PostgreSQL DSN without its
+    password (``***`` in its place), anything else as it is."""
+    if not is_postgres_dsn(location):
+        return location
+    return _KEY_PASSWORD.sub(r"\1***", _URI_PASSWORD.sub(r"\1***@", location))
 
 
 def is_postgres_dsn(location: str) -> bool:

@@ -243,7 +243,9 @@ def expand_hits(
         groups = _neighbour_groups(known, cores, reach, chain=mode == "chain")
     else:
         groups = cores
-    units = max_parents if mode == "parent" else None
+    # max_parents counts parents: a hit without one (delivered alone) is not one
+    parented = [g is not core for g, core in zip(groups, cores, strict=True)]
+    units = (max_parents, parented) if mode == "parent" else None
     return _deliver(hits, reps, cores, groups, max_context_tokens, units, limit)
 
 
@@ -328,20 +330,24 @@ def _deliver(
     cores: Sequence[list[Chunk]],
     groups: Sequence[list[Chunk]],
     max_context_tokens: int | None,
-    max_units: int | None,
+    max_units: tuple[int, Sequence[bool]] | None,
     limit: int | None,
 ) -> Delivery:
     """Deduplicate and cap: each hit delivers its group's chunks not delivered
     yet, as much of them as the remaining budget pays for (:func:`_fit`); a hit
     whose core was all delivered is folded into the hit that delivered it;
-    when not even the hit fits, delivery stops (the first hit always comes).
+    when not even the hit fits, delivery stops (the first hit always comes),
+    and so it does once ``max_units`` (a cap, and which groups count toward it)
+    is reached.
     A delivered hit's ``chunk`` is its representative (a window hit's member
     closest to the query) and its ``rank`` its place among the delivered hits."""
     budget = max_context_tokens
     seen: dict[str, int] = {}  # delivered chunk id -> rank of the hit delivering it
     folded: dict[str, int] = {}
     out: list[SearchHit] = []
-    for hit, rep, core, group in zip(hits, reps, cores, groups, strict=True):
+    cap, counted = max_units if max_units is not None else (None, [False] * len(hits))
+    units = 0
+    for hit, rep, core, group, counts in zip(hits, reps, cores, groups, counted, strict=True):
         if limit is not None and len(out) >= limit:
             break
         fresh = [c for c in group if c.id not in seen]
@@ -358,7 +364,8 @@ def _deliver(
         rank = len(out) + 1
         seen.update((c.id, rank) for c in (*fresh, rep))
         out.append(SearchHit(chunk=rep, score=hit.score, rank=rank, expanded=fresh))
-        if max_units is not None and len(out) >= max_units:
+        units += counts
+        if cap is not None and units >= cap:
             break
     return Delivery(out, folded)
 

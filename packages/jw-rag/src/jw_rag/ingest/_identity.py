@@ -151,11 +151,27 @@ def settle_source_ids(store: Store, docs: Sequence[Document], *, replace: bool =
                 continue
             raise IngestError(
                 f"source {doc.source_id!r} was ingested from {stored}; refusing to replace it "
-                f"with {origin}: give this one another id (--source-id / source_id=) or "
-                "replace it (--replace / replace=True)"
+                f"with {origin}: {_other_id_fix(doc.source_id, default_id)}"
             )
     _refuse_shared(docs)
     return moved
+
+
+def _other_id_fix(source_id: str, default_id: bool) -> str:
+    """How to store a source whose id another origin holds: a single source
+    takes another id; a folder's file takes its id from the folder's name,
+    which --source-id cannot change (a folder refuses it)."""
+    if default_id and "/" in source_id:
+        folder = source_id.split("/", 1)[0]
+        return (
+            f"a folder's files take their ids from the folder's name ({folder}/...), so "
+            "ingest this folder from a copy or link of another name, or replace them "
+            "(--replace / replace=True)"
+        )
+    return (
+        "give this one another id (--source-id / source_id=) or replace it "
+        "(--replace / replace=True)"
+    )
 
 
 def _refuse_raw_bytes(doc: Document) -> None:

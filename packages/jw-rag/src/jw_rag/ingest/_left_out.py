@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from jw_rag.ingest.kinds import kind_names
+from jw_rag.ingest.kinds import FOLDER, kind_names, source_kind
 
 __all__ = [
     "NAMED_FILES",
@@ -35,6 +35,7 @@ __all__ = [
     "LeftOut",
     "LeftOutGroup",
     "collecting_left_out",
+    "link_groups",
     "note_left_out",
     "page_group",
     "shown_name",
@@ -65,6 +66,16 @@ class LeftOutGroup:
     examples: tuple[str, ...] = ()
     #: True for pages found by their content (the others go by their extension).
     page: bool = False
+    #: True for links that are not files: a linked folder (``what`` "linked
+    #: folder", not followed) or a broken link (``what`` "broken link").
+    link: bool = False
+
+    def said(self) -> str:
+        """A link group in words: ``1 linked folder, which is not followed (shared)``."""
+        plural = "" if self.files == 1 else "s"
+        which = ", which is not followed" if self.files == 1 else ", which are not followed"
+        which = which if self.what == LINKED_FOLDER else ""
+        return f"{self.files} {self.what}{plural}{which} ({_examples(self)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +93,9 @@ class LeftOut:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        """The kinds that read some of the files, in the order of the kinds' table."""
-        wanted = {g.kind for g in self.groups if g.kind is not None}
+        """The kinds that read some of the files as a folder, in the order of
+        the kinds' table (a kind that reads one file at a time is not one)."""
+        wanted = {g.kind for g in self.groups if g.kind is not None and _reads_folders(g.kind)}
         return tuple(k for k in kind_names() if k in wanted)
 
     def line(self, kind_name: Callable[[str], str] = str) -> str:
@@ -100,6 +112,8 @@ class LeftOut:
         """:meth:`line` without the folder."""
         parts = []
         other = [g for g in self.groups if g.kind is not None and not g.page]
+        single = [g for g in other if not _reads_folders(g.kind)]
+        other = [g for g in other if _reads_folders(g.kind)]
         if other:
             held = ", ".join(f"{g.files} {g.what}" for g in other)
             n = sum(g.files for g in other)
@@ -108,17 +122,29 @@ class LeftOut:
             if g.page:
                 plural = "" if g.files == 1 else "s"
                 parts.append(f"{g.files} {g.what}{plural} ({_examples(g)})")
-        unread = [g for g in self.groups if g.kind is None]
+        if single:
+            held = ", ".join(f"{g.files} {g.what}" for g in single)
+            n = sum(g.files for g in single)
+            parts.append(f"{_files(n, '')} that a kind reads one at a time ({held})")
+        unread = [g for g in self.groups if g.kind is None and not g.link]
         if unread:
             held = ", ".join(f"{g.files} {g.what}" for g in unread)
             n = sum(g.files for g in unread)
             parts.append(f"{_files(n, '')} of a type no kind reads ({held})")
+        parts += [g.said() for g in self.groups if g.link]
         said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
         line = f"left out {said}"
         if self.kinds:
             named = [kind_name(k) for k in self.kinds]
             alone = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
             line += f"; ingest the folder again as {alone} to store them"
+        if single:
+            each = " and ".join(
+                f"each {g.what} file as {kind_name(g.kind)}" for g in single if g.kind
+            )
+            line += f"{', and' if self.kinds else ';'} ingest {each}"
+        if any(g.link and g.what == LINKED_FOLDER for g in self.groups):
+            line += f"{', and' if ';' in line else ';'} ingest a linked folder on its own to store its files"
         return line
 
     @property
@@ -134,7 +160,14 @@ class LeftOut:
              "kind": None if g.kind is None else kind_name(g.kind)}
             for g in self.groups
         ]  # fmt: skip
+        for group in groups:  # a link group is told by its "what"
+            del group["link"]
         return {"folder": self.shown_folder, "files": self.files, "groups": groups}
+
+
+def _reads_folders(kind: str | None) -> bool:
+    """Whether ``kind`` reads a folder's files (a JWPUB or a backup is read alone)."""
+    return kind is not None and source_kind(kind).takes(FOLDER)
 
 
 def _files(n: int, verb: str) -> str:
@@ -191,6 +224,25 @@ def _group(
 ) -> LeftOutGroup:
     names = tuple(shown_name(p.relative_to(root).as_posix()) for p in paths[:NAMED_FILES])
     return LeftOutGroup(what, len(paths), kind, names, page)
+
+
+#: What a link to a folder is called in a note, and a link to nothing.
+LINKED_FOLDER = "linked folder"
+BROKEN_LINK = "broken link"
+
+
+def link_groups(root: Path, links: Iterable[Path]) -> list[LeftOutGroup]:
+    """``links`` below ``root`` that are not files: the linked folders (not
+    followed), then the broken links, each a group."""
+    links = list(links)
+    folders = [p for p in links if p.is_dir()]
+    broken = [p for p in links if not p.is_dir()]
+    groups = []
+    for what, paths in ((LINKED_FOLDER, folders), (BROKEN_LINK, broken)):
+        if paths:
+            names = tuple(shown_name(p.relative_to(root).as_posix()) for p in paths[:NAMED_FILES])
+            groups.append(LeftOutGroup(what, len(paths), None, names, link=True))
+    return groups
 
 
 def page_group(root: Path, what: str, paths: list[Path], kind: str) -> LeftOutGroup:

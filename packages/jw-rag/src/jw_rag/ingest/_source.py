@@ -83,6 +83,7 @@ __all__ = [
     "refuse_other_kind",
     "sniff_kind",
     "url_source_id",
+    "utf16_without_bom",
 ]
 
 #: Seconds a whole fetch may take (resolving, connecting, redirects, headers and body).
@@ -462,6 +463,25 @@ def read_source(source: str | Path) -> Loaded:
 #: Control bytes (NUL included; not tab, line breaks or form feed) in more than
 #: this share of the first 4 KiB make a file binary data rather than text.
 BINARY_CONTROL_SHARE = 0.05
+
+
+def utf16_without_bom(data: bytes) -> str | None:
+    """``"utf-16le"`` or ``"utf-16be"`` when the first 4 KiB of ``data`` read as
+    text in that encoding, saved without a byte-order mark (one byte of each
+    pair NUL, the text printable); else None."""
+    head = data[: 4096 & ~1]
+    if len(head) < 4 or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    for codec, zeros in (("utf-16le", head[1::2]), ("utf-16be", head[0::2])):
+        if zeros.count(0) < len(zeros) * 0.9:
+            continue
+        try:
+            text = head.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if all(c.isprintable() or c in "\t\n\r" for c in text):
+            return codec
+    return None
 
 
 def looks_binary(data: bytes) -> bool:

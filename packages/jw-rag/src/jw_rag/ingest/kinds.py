@@ -210,12 +210,12 @@ SOURCE_KINDS: tuple[SourceKind, ...] = (
     ),
     SourceKind(
         "jwpub", "A .jwpub publication (one source per document).", "lff_E.jwpub",
-        "a JWPUB", frozenset({PATH}), read_file=_jwpub,
+        "a JWPUB", frozenset({PATH}), extensions=(".jwpub",), read_file=_jwpub,
     ),
     SourceKind(
         "backup", "A .jwlibrary backup (one source per note).",
         "UserDataBackup.jwlibrary --language en", "a JW Library backup", frozenset({PATH}),
-        tool_name="jw_library_backup", ingest_file=_backup,
+        extensions=(".jwlibrary",), tool_name="jw_library_backup", ingest_file=_backup,
     ),
 )  # fmt: skip
 

@@ -31,7 +31,13 @@ from pathlib import Path
 
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._identity import DEFAULT_ID_KEY, refuse_raw_name
-from jw_rag.ingest._left_out import LeftOut, note_left_out, page_group, type_groups
+from jw_rag.ingest._left_out import (
+    LeftOut,
+    link_groups,
+    note_left_out,
+    page_group,
+    type_groups,
+)
 from jw_rag.ingest._local import checked_folder
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
 from jw_rag.ingest._source import (
@@ -45,7 +51,7 @@ from jw_rag.ingest._source import (
     refuse_other_kind,
     sniff_kind,
 )
-from jw_rag.ingest.kinds import SOURCE_KINDS, BytesReader, FolderIds, source_kind
+from jw_rag.ingest.kinds import FOLDER, SOURCE_KINDS, BytesReader, FolderIds, source_kind
 from jw_rag.model import Document
 
 __all__ = ["EXTENSIONS", "KINDS", "SkippedFile", "detect_kind", "load_documents", "load_folder"]
@@ -58,6 +64,11 @@ _FOLDER_IDS: dict[str, FolderIds] = {k.name: k.folder_ids for k in SOURCE_KINDS}
 KINDS: tuple[str, ...] = tuple(_READERS)
 EXTENSIONS: dict[str, str] = {
     ext: k.name for k in SOURCE_KINDS if k.name in _READERS for ext in k.extensions
+}
+#: Files of the kinds that read one file at a time (a JWPUB, a backup), by extension:
+#: a folder leaves them out, naming the kind that reads each.
+_ONE_FILE_EXTENSIONS: dict[str, str] = {
+    ext: k.name for k in SOURCE_KINDS if not k.takes(FOLDER) for ext in k.extensions
 }
 _CONTENT_TYPES: dict[str, str] = {
     ctype: k.name for k in SOURCE_KINDS if k.name in _READERS for ctype in k.content_types
@@ -100,16 +111,25 @@ def _folder_ids(root: Path, files: list[Path]) -> list[str]:
     ]
 
 
-def _folder_files(root: Path) -> tuple[list[Path], list[Path]]:
-    """The supported files below ``root`` and those no kind reads, sorted; no
-    supported file is a one-line IngestError."""
-    every = sorted(p for p in root.rglob("*") if p.is_file())
+def _folder_files(root: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """The supported files below ``root``, those no kind reads, and the links
+    that are not files (a linked folder is not followed: a link may loop back;
+    a broken link reads nothing), sorted; no supported file is a one-line
+    IngestError."""
+    found = sorted(root.rglob("*"))
+    every = [p for p in found if p.is_file()]
+    links = [p for p in found if p.is_symlink() and not p.is_file()]
     files = [p for p in every if p.suffix.lower() in EXTENSIONS]
     if not files:
+        held = ""
+        linked = [p for p in links if p.is_dir()]
+        if linked:
+            each = "it" if len(linked) == 1 else "each"
+            held = f"; it holds {link_groups(root, linked)[0].said()}: ingest {each} on its own"
         raise IngestError(
-            f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder"
+            f"{root}: no supported files ({', '.join(sorted(EXTENSIONS))}) in this folder{held}"
         )
-    return files, [p for p in every if p.suffix.lower() not in EXTENSIONS]
+    return files, [p for p in every if p.suffix.lower() not in EXTENSIONS], links
 
 
 def _of_kind(
@@ -182,16 +202,24 @@ def _both_names(kind: str) -> str:
 
 
 def _left_out(
-    root: Path, kind: str | None, others: list[Path], pages: list[Path], unread: list[Path]
+    root: Path,
+    kind: str | None,
+    others: list[Path],
+    pages: list[Path],
+    unread: list[Path],
+    links: list[Path],
 ) -> LeftOut | None:
     """What a folder ingest left out, or None when it read every file."""
-    if not (others or pages or unread):
+    if not (others or pages or unread or links):
         return None
-    groups = type_groups(root, [*others, *unread], EXTENSIONS.get)
+    groups = type_groups(
+        root, [*others, *unread], lambda t: EXTENSIONS.get(t) or _ONE_FILE_EXTENSIONS.get(t)
+    )
     if pages and kind in _OTHER_PAGE:
         other, what = _OTHER_PAGE[kind]
         groups.insert(len(groups) - sum(g.kind is None for g in groups),
                       page_group(root, what, pages, other))  # fmt: skip
+    groups += link_groups(root, links)
     described = source_kind(kind).described if kind is not None else ""
     return LeftOut(str(root), kind, described, tuple(groups))
 
@@ -220,7 +248,7 @@ def load_folder(
     root = checked_folder(folder)
     if not root.is_dir():
         raise IngestError(f"{root} is not a folder; pass a folder")
-    files, unread = _folder_files(root)
+    files, unread, links = _folder_files(root)
     pairs = list(zip(files, _folder_ids(root, files), strict=True))  # ids as without a kind
     others: list[Path] = []
     if kind is not None:
@@ -237,7 +265,7 @@ def load_folder(
             if not skip_bad:
                 raise
             skipped.append(SkippedFile.of(str(path), exc))
-    left = _left_out(root, kind, others, pages, unread)
+    left = _left_out(root, kind, others, pages, unread, links)
     if pages and not docs and not skipped and left is not None:
         raise IngestError(f"{root}: nothing to read as {kind}, {left.said(_both_names)}")
     if left is not None:
@@ -259,9 +287,12 @@ def load_documents(
         return _parse(read_path(root), kind, source_id)
     checked_folder(root)
     if source_id is not None:
-        raise ConfigError(
-            f"a source id names one source, but {root} is a folder of "
-            f"{len(_folder_files(root)[0])} files: ingest the files one at a time to name them, "
-            "or let the folder give the ids"
+        n = len(_folder_files(root)[0])
+        fix = (
+            "ingest that file itself to name it, or let the folder give the id"
+            if n == 1
+            else "ingest the files one at a time to name them, or let the folder give the ids"
         )
+        held = "one file" if n == 1 else f"{n} files"
+        raise ConfigError(f"a source id names one source, but {root} is a folder of {held}: {fix}")
     return load_folder(root, kind=kind)[0]

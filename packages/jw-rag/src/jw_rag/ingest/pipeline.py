@@ -42,6 +42,7 @@ from jw_rag.windows import MAX_WINDOW_CHARS, with_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
+    "MAX_SOURCE_ID_CHARS",
     "add_embed_prefix",
     "ChunkerArg",
     "IngestResult",
@@ -459,8 +460,19 @@ def with_language(doc: Document, language: str | None) -> Document:
     return doc
 
 
+#: The most characters a caller's source id may have (an id is a name: every
+#: chunk id, search hit and source list repeats it).
+MAX_SOURCE_ID_CHARS = 4096
+
+
 def check_source_id(source_id: str) -> str:
-    """``source_id`` when it is a usable id: not empty, one line, no control characters."""
+    """``source_id`` when it is a usable id: not empty, one line, no control
+    characters, at most :data:`MAX_SOURCE_ID_CHARS` characters."""
+    if len(source_id) > MAX_SOURCE_ID_CHARS:
+        raise ConfigError(
+            f"source_id is {len(source_id):,} characters long; give an id of at most "
+            f"{MAX_SOURCE_ID_CHARS:,} characters"
+        )
     if not source_id.strip():
         raise ConfigError("source_id must not be empty")
     control = next((c for c in source_id if unicodedata.category(c) == "Cc"), None)

@@ -17,6 +17,7 @@ from jw_rag.ingest._source import (
     looks_binary,
     read_source,
     refuse_other_kind,
+    utf16_without_bom,
 )
 from jw_rag.model import Document, Paragraph, iter_blocks, split_blocks
 
@@ -27,6 +28,12 @@ def read_text(loaded: Loaded, what: str = "text") -> str:
     """The decoded text of ``loaded``; empty, binary or oversized input is refused."""
     check_text_size(len(loaded.data), loaded.name)
     if looks_binary(loaded.data):
+        codec = utf16_without_bom(loaded.data)
+        if codec is not None:
+            raise IngestError(
+                f"{loaded.name} looks like UTF-16 text without a byte-order mark, not UTF-8: "
+                f"convert it with `iconv -f {codec} -t utf-8` and ingest the converted file"
+            )
         raise IngestError(f"{loaded.name} holds binary data, not {what}; check the file")
     text = decode_text(loaded.data, loaded.name).replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():

@@ -605,7 +605,8 @@ class StoreCore(ABC, Generic[ConnT]):
             raise IngestError(
                 f"source {w.source_id!r} was ingested from {stored} while this ingest ran; "
                 f"refusing to replace it with {origin}, nothing was stored: give this one "
-                "another id (--source-id / source_id=) or replace it (--replace / replace=True)"
+                "another id (--source-id / source_id=; a folder's files take theirs from the "
+                "folder's name) or replace it (--replace / replace=True)"
             )
 
     def delete_source(self, source_id: str) -> int:
