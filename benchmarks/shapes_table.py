@@ -92,6 +92,17 @@ def main(argv: list[str] | None = None) -> int:
         default="",
         help="more of our variants, comma-separated (e.g. paragraph:prefix=0)",
     )
+    parser.add_argument(
+        "--peers",
+        default=None,
+        help="the peer set, comma-separated (default: the bench's seven); a run restricted "
+        "to the peers known best gives the same best-peer values faster",
+    )
+    parser.add_argument(
+        "--ours",
+        default=",".join(OURS),
+        help="our variants measured (default: the shipped default and the chunks as made)",
+    )
     parser.add_argument("--out", type=Path, default=Path("shapes-table.md"))
     parser.add_argument("--json-dir", type=Path, default=None, help="keep each run's JSON report")
     args = parser.parse_args(argv)
@@ -103,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown set {unknown[0]!r}: use {', '.join(SETS)}")
     if not args.data.is_dir():
         parser.error(f"{args.data} is not a folder: give --data with the shared bench sets")
-    ours = OURS + tuple(v for v in args.extra.split(",") if v)
+    ours = tuple(v for v in args.ours.split(",") if v) + tuple(
+        v for v in args.extra.split(",") if v
+    )
     args.out.write_text(HEADER + "\n", "utf-8")
     for name in sets:
         for shape in shapes:
@@ -114,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 variants=",".join(ours),
                 dataset=args.data / SETS[name],
                 shape=None if shape == "none" else shape,
+                peers=args.peers,
             )
             report = run_chunker_bench(options).report
             if args.json_dir is not None:
