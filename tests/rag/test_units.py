@@ -193,10 +193,10 @@ def test_passage_chars_zero_alone_turns_units_off() -> None:
 
 
 def test_rules_identity_names_every_value() -> None:
-    assert DEFAULT_UNITS.identity() == "u200.500.1.1000.3000.2000"
+    assert DEFAULT_UNITS.identity() == "u200.500.1.1100.3000.2000"
     assert UnitRules(passage_chars=400, split_above=600).identity() != DEFAULT_UNITS.identity()
     # a prefix weight is named; weight 0 (the default) names the rules as before it existed
-    assert UnitRules(prefix_weight=0.3).identity() == "u200.500.1.1000.3000.2000.t0.3"
+    assert UnitRules(prefix_weight=0.3).identity() == "u200.500.1.1100.3000.2000.t0.3"
     assert UnitRules(prefix_weight=0.5).identity() != UnitRules(prefix_weight=0.3).identity()
 
 
