@@ -37,7 +37,8 @@ _LONG = (
     "The ledger is kept now in the small museum by the harbour. "
     "Visitors stop longest at the page where the storm is written down. "
     "The curator keeps the scarf in a glass case beside it, folded as it was found. "
-    "Children are allowed to touch the ledger's cover but not to turn its pages."
+    "Children are allowed to touch the ledger's cover but not to turn its pages. "
+    "On stormy evenings the curator lights a small lamp in the window for them."
 )
 _ROWS = [f"Year {1900 + i}: {40 + i} ships passed, {i % 3} were lost." for i in range(12)]
 
@@ -52,11 +53,11 @@ def test_default_pipeline_delivers_the_passage_and_its_context(tmp_path: Path) -
     try:
         (result,) = ingest_documents(store, [_doc()])
         units = chunk_document(_doc())
-        # the heading and the 1,048-character paragraph (over split_above) are two
+        # the heading and the 1,123-character paragraph (over split_above) are two
         # passages; the rows (merged in pairs by the paragraph chunker) are grouped up
         # to 500 characters
         assert [(u.metadata.get("unit"), len(u.text)) for u in units] == [
-            ("passage", 503), ("passage", 556), ("grouped", 418), (None, 82)
+            ("passage", 578), ("passage", 556), ("grouped", 418), (None, 82)
         ]  # fmt: skip
         assert units[2].metadata["para_ids"] == list(range(2, 12))
         assert result.chunks == len(units) == 4
