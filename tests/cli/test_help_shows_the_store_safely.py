@@ -45,6 +45,15 @@ def help_of(env: dict[str, str], *argv: str) -> str:
         ),
         ("host=db password='s3 cret' dbname=lib", "host=db password=*** dbname=lib"),
         ("postgresql://alice@db/lib", "postgresql://alice@db/lib"),
+        # libpq reads the credentials up to the first '@' (before any '/'): a
+        # password or user name holding '?' or '#' is still one
+        ("postgresql://alice:s3c?ret@db/lib", "postgresql://alice:***@db/lib"),
+        (
+            "postgresql://alice:s3c#ret@db/lib?sslmode=require",
+            "postgresql://alice:***@db/lib?sslmode=require",
+        ),
+        ("postgresql://al?ice:s3cret@db/lib", "postgresql://al?ice:***@db/lib"),
+        ("postgresql://[::1]:5432/lib?password=s3cret", "postgresql://[::1]:5432/lib?password=***"),
         ("/home/me/store.sqlite", "/home/me/store.sqlite"),
     ],
 )

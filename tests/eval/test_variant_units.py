@@ -72,3 +72,12 @@ def test_sizes_not_given_follow_the_given_passage_size() -> None:
     assert parse_variant("paragraph:passage_chars=100").units == UnitRules(
         passage_chars=100, group_below=100
     )
+
+
+@pytest.mark.parametrize("key", ["split_above", "pooled"])
+def test_a_long_bad_unit_value_is_shown_cut(key: str) -> None:
+    value = "9" * 5000 + "x"
+    with pytest.raises(ConfigError) as caught:
+        parse_variant(f"paragraph:{key}={value}")
+    message = str(caught.value)
+    assert len(message) < 300 and f"{key}" in message and "'9999" in message, message

@@ -6,7 +6,9 @@ number for; a file name that is not UTF-8 reaches Python as lone surrogates
 through :func:`json_text`, so each one is valid UTF-8 JSON whatever it carries:
 a non-finite float is ``null`` and a lone surrogate is written as its ``\\u``
 escape, which a JSON reader gives back (``os.fsencode`` of the name read back
-is the file's own bytes).
+is the file's own bytes). The line and paragraph separators U+2028, U+2029 and
+U+0085 (a file name can hold them) are escaped too, so JSON written one row per
+line stays one row per line for any line splitter (``str.splitlines`` too).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 __all__ = ["finite", "json_text"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: Lone surrogates, and the line separators JSON leaves as they are.
+_ESCAPED = re.compile("[\ud800-\udfff\u2028\u2029\x85]")
 
 
 def finite(value: Any) -> Any:
@@ -39,4 +42,4 @@ def json_text(value: Any, *, indent: int | None = 2) -> str:
     text = json.dumps(
         finite(value), ensure_ascii=False, indent=indent, separators=separators, allow_nan=False
     )
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+    return _ESCAPED.sub(lambda m: f"\\u{ord(m[0]):04x}", text)

@@ -69,9 +69,11 @@ def default_store() -> str:
     return os.environ.get("JW_STORE") or str(home_dir() / "store.sqlite")
 
 
-#: A URI's password (``://user:password@``, up to the host) and a ``password=``
-#: (or ``sslpassword=``) value of a libpq ``key=value`` string or a URI's query.
-_URI_PASSWORD = re.compile(r"(://[^:/@\s?#]*:)[^\s/?#]*@")
+#: A URI's password (``://user:password@``, up to the host: libpq reads the
+#: credentials up to an '@' before any '/', so they may hold '?' or '#') and a
+#: ``password=`` (or ``sslpassword=``) value of a libpq ``key=value`` string or a
+#: URI's query.
+_URI_PASSWORD = re.compile(r"(://[^:/@]*:)[^/]*@")
 _KEY_PASSWORD = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&']*)")
 
 

@@ -100,7 +100,19 @@ from jw_rag.model import (
 )
 from jw_rag.windows import MAX_WINDOW_CHARS
 
-__all__ = ["ARGUED_MERGES", "DEFAULT_UNITS", "NO_UNITS", "UnitRules", "iter_passages", "passages"]
+__all__ = [
+    "ARGUED_MERGES",
+    "DEFAULT_UNITS",
+    "MAX_UNIT_CHARS",
+    "NO_UNITS",
+    "UnitRules",
+    "iter_passages",
+    "passages",
+]
+
+#: The largest passage, split or group size (characters): far above any text's
+#: length, so it means "never", and short enough to print in the rules' identity.
+MAX_UNIT_CHARS = 1_000_000_000
 
 #: ``merge_reason`` values a chunker argued for: such chunks are never cut.
 ARGUED_MERGES = frozenset({"continuation_marker", "llm_merge"})
@@ -134,7 +146,12 @@ class UnitRules:
         ):  # fmt: skip
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{name} must be an integer >= 0, got {value!r}")
+                raise ConfigError(f"{name} must be an integer >= 0, got {shown_value(value)}")
+            if not name.endswith("window_chars") and value > MAX_UNIT_CHARS:
+                raise ConfigError(
+                    f"{name} must be at most {MAX_UNIT_CHARS:,} characters (a size above any "
+                    f"text's length), got {shown_value(value)}"
+                )
             if name.endswith("window_chars") and value > MAX_WINDOW_CHARS:
                 raise ConfigError(
                     f"{name} must be a size in characters from 0 to {MAX_WINDOW_CHARS} "
@@ -143,10 +160,12 @@ class UnitRules:
         if not is_prefix_weight(self.prefix_weight):
             raise ConfigError(
                 f"prefix_weight must be a number from 0 to {MAX_PREFIX_WEIGHT:g}, "
-                f"got {self.prefix_weight!r}"
+                f"got {shown_value(self.prefix_weight)}"
             )
         if not isinstance(self.pooled_windows, bool):
-            raise ConfigError(f"pooled_windows must be True or False, got {self.pooled_windows!r}")
+            raise ConfigError(
+                f"pooled_windows must be True or False, got {shown_value(self.pooled_windows)}"
+            )
         if self.passage_chars and self.split_above < self.passage_chars:
             raise ConfigError(
                 f"split_above ({self.split_above}) must be >= passage_chars "

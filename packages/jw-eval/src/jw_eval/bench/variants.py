@@ -210,7 +210,7 @@ def _units(label: str, options: dict[str, Any]) -> UnitRules | None:
     for key, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ConfigError(
-                f"variant {shown_value(label)}: {key} must be a number of characters >= 0, got {value!r}"
+                f"variant {shown_value(label)}: {key} must be a number of characters >= 0, got {shown_value(value)}"
             )
     values["wide_window_chars"] = sizes.pop("wide", current.wide_window_chars)
     values.update(sizes)
@@ -246,7 +246,9 @@ def _switch(label: str, value: Any) -> bool:
         return True
     if text in ("false", "off", "no", "0"):
         return False
-    raise ConfigError(f"variant {shown_value(label)}: pooled takes on or off, got {value!r}")
+    raise ConfigError(
+        f"variant {shown_value(label)}: pooled takes on or off, got {shown_value(value)}"
+    )
 
 
 def parse_variants(text: str) -> list[VariantSpec]:

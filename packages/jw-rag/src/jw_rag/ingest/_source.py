@@ -37,6 +37,7 @@ import os
 import re
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -467,13 +468,18 @@ BINARY_CONTROL_SHARE = 0.05
 
 def utf16_without_bom(data: bytes) -> str | None:
     """``"utf-16le"`` or ``"utf-16be"`` when the first 4 KiB of ``data`` read as
-    text in that encoding, saved without a byte-order mark (one byte of each
-    pair NUL, the text printable); else None."""
+    text in that encoding, saved without a byte-order mark; else None. The high
+    byte of each pair is NUL (Latin letters, and the spaces and punctuation of
+    any script) or one script's block (0x04 for Cyrillic...), and the text is
+    printable."""
     head = data[: 4096 & ~1]
     if len(head) < 4 or head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None
-    for codec, zeros in (("utf-16le", head[1::2]), ("utf-16be", head[0::2])):
-        if zeros.count(0) < len(zeros) * 0.9:
+    for codec, high in (("utf-16le", head[1::2]), ("utf-16be", head[0::2])):
+        counts = Counter(high)
+        zeros = counts.pop(0, 0)
+        block = max(counts.values(), default=0)
+        if zeros < len(high) * 0.05 or zeros + block < len(high) * 0.9:
             continue
         try:
             text = head.decode(codec)

@@ -194,6 +194,17 @@ def _check_chunk(chunk: Any, what: str) -> Chunk:
             "kind is a name of 1 to 40 letters, digits, '_' or '-' (like 'window'), or absent"
         )
     _check_prefix_weight(chunk)
+    try:
+        return _check_strings(chunk, what)
+    except RecursionError:
+        raise ConfigError(
+            f"{what} {shown_value(chunk.id)}: its metadata refers to itself or is nested too "
+            "deeply; give it plain dicts and lists a few levels deep"
+        ) from None
+
+
+def _check_strings(chunk: Chunk, what: str) -> Chunk:
+    """``chunk`` unless its text, ids or metadata hold a NUL or a lone surrogate."""
     if _plain_text(chunk):
         return chunk
     if _has_nul((chunk.id, chunk.source_id, chunk.text, chunk.metadata)):
