@@ -145,6 +145,12 @@ def _check_write(write: SourceWrite) -> str:
     belong to it and are unique, its metadata is storable); returns the
     metadata as JSON. Its chunks are checked as they are read
     (:func:`_chunk_check`), so a generator is read once."""
+    if not isinstance(write, SourceWrite):
+        raise ConfigError(
+            f"replace_sources takes a list of SourceWrite objects, got a "
+            f"{type(write).__name__} in it: pass [SourceWrite(source_id, chunks, ...), ...] "
+            "(jw_rag.store.SourceWrite)"
+        )
     for p in write.parents:
         _belongs(p, write.source_id)
     check_unique(write.parents, "parent")
