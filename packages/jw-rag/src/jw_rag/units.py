@@ -43,7 +43,7 @@ the ``joined`` FaQuAD and XQuAD-es cells at 2,000 characters above the peer
 (docs/results.md, "Passages from 1,000 characters"). 1,100 then keeps
 paragraphs of 1,000-1,100 characters whole: 564 texts for the argument
 corpus's 471 paragraphs instead of 575 (1.20 per paragraph), NDCG within
-2,000 / 4,000 characters +0.07 points on average over 96 cells of every set,
+2,000 / 4,000 characters +0.05 points on average over 110 cells of every set,
 shape and language, no set as it is more than 0.9 points lower (Chroma at
 4,000) and one shape cell 1.8 lower (``rows`` of argument, English, still
 far above the peer; docs/results.md, "Passages from 1,100 characters").
