@@ -200,7 +200,7 @@ def test_chunk_json_is_exactly_the_whole_document_dumped(tmp_path: Path) -> None
     folder.mkdir()
     (folder / "a.txt").write_text('Water "quoted"\nline.\n\nSecond ¿paragraph?', "utf-8")
     (folder / "b.txt").write_text("Only one.", "utf-8")
-    from jw_cli.rag_commands import finite
+    from jw_cli.json_text import finite
     from jw_cli.views import chunk_dict
     from jw_rag.ingest import chunk_document, load_documents
 

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
-from jw_cli.json_text import finite, json_text
+from jw_cli.json_text import json_text
 from jw_cli.options import (
     ChunkerOpt,
     EmbedderOpt,
@@ -50,7 +50,7 @@ from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve, unknown_sources
 
-__all__ = ["finite", "rag_app"]
+__all__ = ["rag_app"]
 
 rag_app = typer.Typer(
     help=(
