@@ -36,6 +36,7 @@ __all__ = [
     "WINDOW_CHUNKER",
     "WINDOW_VERSION",
     "is_window",
+    "is_window_size",
     "iter_window_units",
     "members",
     "window_units",
@@ -50,6 +51,12 @@ DEFAULT_WINDOW_CHARS = 2000
 MAX_WINDOW_CHARS = 20_000
 WINDOW_CHUNKER = "window"
 WINDOW_VERSION = "1"
+
+
+def is_window_size(value: object) -> bool:
+    """True for an int (not a bool) from 0 (no windows) to :data:`MAX_WINDOW_CHARS`:
+    what every ``window_chars`` option takes."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_WINDOW_CHARS
 
 
 def is_window(chunk: Chunk) -> bool:

@@ -34,7 +34,7 @@ from jw_rag.model import MAX_PREFIX_WEIGHT, is_prefix_weight
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.retrieve import MAX_REACH
 from jw_rag.units import NO_UNITS, UnitRules
-from jw_rag.windows import MAX_WINDOW_CHARS
+from jw_rag.windows import MAX_WINDOW_CHARS, is_window_size
 
 __all__ = [
     "DEFAULT_PEERS",
@@ -163,11 +163,7 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         "window_chars",
         options.pop("window_chars", None),
     )
-    if window_chars is not None and (
-        isinstance(window_chars, bool)
-        or not isinstance(window_chars, int)
-        or not 0 <= window_chars <= MAX_WINDOW_CHARS
-    ):
+    if window_chars is not None and not is_window_size(window_chars):
         used = "window_chars" if old is None else "windows"
         renamed_note = "" if old is None else "; windows is renamed window_chars"
         raise ConfigError(

@@ -38,7 +38,7 @@ from jw_rag.renames import renamed
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, iter_passages, passages
-from jw_rag.windows import MAX_WINDOW_CHARS, with_window_units
+from jw_rag.windows import MAX_WINDOW_CHARS, is_window_size, with_window_units
 
 __all__ = [
     "AUTO_LANGUAGE",
@@ -230,9 +230,7 @@ def indexed_hash(doc: Document, chunker: Chunker, units: UnitRules, window_chars
 
 
 def _check_window_chars(value: object) -> None:
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_WINDOW_CHARS
-    ):
+    if value is not None and not is_window_size(value):
         raise ConfigError(
             f"window_chars must be a size in characters from 0 to {MAX_WINDOW_CHARS} "
             f"(0: no window units), got {shown_value(value)}"
