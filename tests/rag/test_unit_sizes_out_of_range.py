@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from jw_rag.errors import ConfigError
-from jw_rag.units import MAX_UNIT_CHARS, UnitRules
+from jw_rag.limits import MAX_SIZE
+from jw_rag.units import UnitRules
 
 HUGE = 10**5000
 
@@ -17,7 +18,7 @@ HUGE = 10**5000
     ("options", "error"),
     [
         ({"split_above": -HUGE}, "split_above must be an integer >= 0, got <an integer of about"),
-        ({"split_above": HUGE}, f"split_above must be at most {MAX_UNIT_CHARS:,} characters"),
+        ({"split_above": HUGE}, f"split_above must be at most {MAX_SIZE:,} characters"),
         ({"passage_chars": HUGE, "split_above": HUGE}, "passage_chars must be at most"),
         ({"group_below": HUGE}, "group_below must be at most"),
         ({"split_above": "9" * 5000}, "split_above must be an integer >= 0, got '999"),
@@ -32,5 +33,5 @@ def test_an_out_of_range_size_is_one_short_line(options: dict, error: str) -> No
 
 
 def test_the_largest_size_is_taken_and_named() -> None:
-    rules = UnitRules(passage_chars=MAX_UNIT_CHARS, split_above=MAX_UNIT_CHARS)
-    assert f".{MAX_UNIT_CHARS}." in rules.identity()
+    rules = UnitRules(passage_chars=MAX_SIZE, split_above=MAX_SIZE)
+    assert f".{MAX_SIZE}." in rules.identity()

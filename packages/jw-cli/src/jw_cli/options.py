@@ -26,6 +26,7 @@ __all__ = [
     "CHUNKER_HELP",
     "EMBEDDER_HELP",
     "STORE_HELP",
+    "STORE_NOW",
     "ChunkerOpt",
     "EmbedderOpt",
     "GlobalOptions",
@@ -39,9 +40,11 @@ __all__ = [
     "text_only",
 ]
 
+#: The store a command opens when given none, as help texts show it (password masked).
+STORE_NOW = escape(shown_store(default_store()))
 STORE_HELP = (
     "Store: a SQLite file path or a postgresql:// DSN "
-    f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {escape(shown_store(default_store()))})."
+    f"(default: $JW_STORE, else $JW_HOME/store.sqlite, now {STORE_NOW})."
 )
 EMBEDDER_HELP = (
     f"Embedder: {' | '.join(available_embedders())} (default: $JW_EMBEDDER, else the one "

@@ -9,12 +9,12 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from jw_cli.diff_html import render_chunk_diff
 from jw_cli.ingest_commands import ingest_app
 from jw_cli.json_text import json_text
 from jw_cli.options import (
+    STORE_NOW,
     ChunkerOpt,
     EmbedderOpt,
     StoreOpt,
@@ -36,7 +36,6 @@ from jw_cli.views import (
     stats_table,
 )
 from jw_rag.chunkers import split_chunker_specs
-from jw_rag.config import default_store, shown_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
@@ -56,7 +55,7 @@ rag_app = typer.Typer(
     help=(
         "Index and search publications. The store is a SQLite file (or a postgresql:// DSN): "
         f"--store, else $JW_STORE, else $JW_HOME/store.sqlite "
-        f"(now {escape(shown_store(default_store()))})."
+        f"(now {STORE_NOW})."
     ),
     no_args_is_help=True,
 )

@@ -89,6 +89,7 @@ from jw_core.sentences import split_sentences
 from jw_rag._lines import line_breaks
 from jw_rag.chunk_ids import link_in_order, linked_in_order, span_id
 from jw_rag.errors import ConfigError, shown_value
+from jw_rag.limits import MAX_SIZE
 from jw_rag.model import (
     MAX_PREFIX_WEIGHT,
     PARAGRAPH_SEPARATOR,
@@ -103,16 +104,11 @@ from jw_rag.windows import MAX_WINDOW_CHARS
 __all__ = [
     "ARGUED_MERGES",
     "DEFAULT_UNITS",
-    "MAX_UNIT_CHARS",
     "NO_UNITS",
     "UnitRules",
     "iter_passages",
     "passages",
 ]
-
-#: The largest passage, split or group size (characters): far above any text's
-#: length, so it means "never", and short enough to print in the rules' identity.
-MAX_UNIT_CHARS = 1_000_000_000
 
 #: ``merge_reason`` values a chunker argued for: such chunks are never cut.
 ARGUED_MERGES = frozenset({"continuation_marker", "llm_merge"})
@@ -147,9 +143,9 @@ class UnitRules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(f"{name} must be an integer >= 0, got {shown_value(value)}")
-            if not name.endswith("window_chars") and value > MAX_UNIT_CHARS:
+            if not name.endswith("window_chars") and value > MAX_SIZE:
                 raise ConfigError(
-                    f"{name} must be at most {MAX_UNIT_CHARS:,} characters (a size above any "
+                    f"{name} must be at most {MAX_SIZE:,} characters (a size above any "
                     f"text's length), got {shown_value(value)}"
                 )
             if name.endswith("window_chars") and value > MAX_WINDOW_CHARS:

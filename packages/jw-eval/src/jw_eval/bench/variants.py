@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jw_rag.errors import ConfigError, shown_value
+from jw_rag.limits import MAX_SIZE
 from jw_rag.model import MAX_PREFIX_WEIGHT, is_prefix_weight
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.retrieve import MAX_REACH
@@ -71,9 +72,6 @@ DEFAULT_PEERS: tuple[str, ...] = (
     "chonkie-recursive:2000",
     "semchunk:1500",
 )
-
-#: Largest peer size in characters, as chunker size options allow (1e9).
-MAX_PEER_SIZE = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -131,10 +129,10 @@ def _parse_body(label: str, body: str) -> VariantSpec:
         size = _DEFAULT_PEER_SIZE
         if rest:  # more digits than int() reads: out of range all the same
             significant = digits.lstrip("0") or "0"
-            size = int(significant) if len(significant) <= 12 else MAX_PEER_SIZE + 1
-        if not 1 <= size <= MAX_PEER_SIZE:
+            size = int(significant) if len(significant) <= 12 else MAX_SIZE + 1
+        if not 1 <= size <= MAX_SIZE:
             raise ConfigError(
-                f"peer variant {shown_value(label)}: size must be from 1 to {MAX_PEER_SIZE}, "
+                f"peer variant {shown_value(label)}: size must be from 1 to {MAX_SIZE}, "
                 f"got {shown_value(digits)}"
             )
         return VariantSpec(label, name, {"size": size}, peer=True)

@@ -15,14 +15,12 @@ import math
 from pathlib import Path
 
 from jw_rag.errors import ConfigError, shown_value
+from jw_rag.limits import MAX_SIZE
 
-__all__ = ["MAX_WHOLE", "flag", "optional_path", "real", "text", "whole"]
-
-#: The largest whole-number option (characters, sentences): far above any source.
-MAX_WHOLE = 1_000_000_000
+__all__ = ["flag", "optional_path", "real", "text", "whole"]
 
 
-def whole(name: str, value: object, *, low: int = 0, high: int = MAX_WHOLE) -> int:
+def whole(name: str, value: object, *, low: int = 0, high: int = MAX_SIZE) -> int:
     """``value`` when it is an ``int`` (not a bool) from ``low`` to ``high``."""
     if isinstance(value, bool) or not isinstance(value, int):
         hint = " (write it without a decimal point or exponent)" if isinstance(value, float) else ""
