@@ -41,23 +41,38 @@ def query_configs(query: str) -> list[str]:
     return [ts_config(x) for x in languages]
 
 
-#: A CTE ``q(tsq)``: the OR of every lexeme the query yields under each of
-#: ``%(cfgs)s`` (raw and accent-folded) plus its folded unstemmed words. Each
-#: lexeme is quoted as a tsquery literal, so operators or quotes in user text
-#: are only characters. ``tsq`` is NULL when the query has no words.
+#: Three CTEs ending in ``q(tsq)``: the OR of the query's lexemes, each quoted
+#: as a tsquery literal (operators or quotes in user text are only
+#: characters); ``tsq`` is NULL when the query has no words. The lexemes are
+#: those each of ``%(cfgs)s`` gives the query (raw and accent-folded: these
+#: configurations drop their language's stop words) plus the folded unstemmed
+#: words that are not stop words in one of them. Unstemmed stop words match
+#: nearly every row (``the``, ``de``, ``que``), and PostgreSQL's ranking has
+#: no inverse document frequency to weigh them down: with them, a full-text
+#: search ranked every chunk of a large store, chunks dense with stop words
+#: first. A query of stop words alone ("to be or not to be") keeps them all:
+#: it has nothing else to match.
 TSQUERY_SQL = """
+words AS (
+  SELECT t.lexeme, true AS content
+  FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
+       LATERAL unnest(to_tsvector(cfg.c, %(q)s) || to_tsvector(cfg.c, jw_fold(%(q)s))) AS t
+  UNION
+  SELECT s.lexeme, d.lexemes <> '{}' AS content
+  FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
+       LATERAL ts_debug(cfg.c, jw_fold(%(q)s)) AS d,
+       LATERAL unnest(to_tsvector('simple'::regconfig, d.token)) AS s
+  WHERE d.lexemes IS NOT NULL
+),
+quoted AS (
+  SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS literal, content
+  FROM words
+),
 q AS (
-  SELECT string_agg(
-           '''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | '
+  SELECT COALESCE(
+           (SELECT string_agg(DISTINCT literal, ' | ') FROM quoted WHERE content),
+           (SELECT string_agg(DISTINCT literal, ' | ') FROM quoted)
          )::tsquery AS tsq
-  FROM (
-    SELECT DISTINCT t.lexeme
-    FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
-         LATERAL unnest(
-           to_tsvector(cfg.c, %(q)s) || to_tsvector(cfg.c, jw_fold(%(q)s))
-           || to_tsvector('simple'::regconfig, jw_fold(%(q)s))
-         ) AS t
-  ) AS l
 )
 """
 
