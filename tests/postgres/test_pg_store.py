@@ -371,3 +371,30 @@ def test_full_text_ranks_a_question_s_content_words_above_its_stop_words(
         assert [h.chunk.id for h in found] == ["es:lamp"]
         # a question of stop words alone still matches them
         assert [h.chunk.id for h in s.search("what it is", k=10, mode="bm25")] == ["en:stop"]
+
+
+def test_full_text_leaves_out_the_folded_forms_of_accented_stop_words(
+    pg_database: PgDatabase,
+) -> None:
+    # "não", "também", "você", "más", "había" are stop words; their folded forms
+    # ("nao", "tambem", "mas", "habia") are not, and once matched every chunk that
+    # holds the stop word, ranking the chunks dense with them first
+    chunks = [
+        Chunk("pt:deus", "A fé de Abraão foi provada por Deus.", "b", {"language": "pt"}),
+        Chunk("pt:stop", "Não, não e não. Você também não sabia, já não era assim.", "b",
+              {"language": "pt"}),
+        Chunk("es:lamp", "La lámpara se pone sobre el candelero.", "b", {"language": "es"}),
+        Chunk("es:stop", "Más y más, también estaba allí, más de lo que había.", "b",
+              {"language": "es"}),
+    ]  # fmt: skip
+    with PostgresStore(pg_database(), embedder=CountingEmbedder()) as s:
+        s.add(chunks)
+        found = s.search("Você também não crê em Deus?", k=10, mode="bm25")
+        assert [h.chunk.id for h in found] == ["pt:deus"]
+        found = s.search("¿Por qué también hay más lámparas?", k=10, mode="bm25")
+        assert [h.chunk.id for h in found] == ["es:lamp"]
+        # the hybrid ranking's full-text half agrees
+        found = s.search("¿Había más lámparas?", k=1, mode="hybrid")
+        assert [h.chunk.id for h in found] == ["es:lamp"]
+        # a question of stop words alone still matches them, accents or not
+        assert [h.chunk.id for h in s.search("também não", k=10, mode="bm25")] == ["pt:stop"]
