@@ -348,3 +348,53 @@ def test_a_selective_filter_is_answered_exactly(pg_database: PgDatabase) -> None
             exact = s.search(q, k=1001, filters={"source_id": "s1"})[:10]
             assert [h.chunk.id for h in got] == [h.chunk.id for h in exact]
             assert all(h.chunk.source_id == "s1" for h in got)
+
+
+def test_full_text_ranks_a_question_s_content_words_above_its_stop_words(
+    pg_database: PgDatabase,
+) -> None:
+    # PostgreSQL ranks without inverse document frequency: the unstemmed stop words of a
+    # question ("what", "is", "it", "que", "lo") once ranked the chunks dense
+    # with them first, and matched every row of a large store
+    chunks = [
+        Chunk("en:ark", "Noah built the ark as he was told.", "b", {"language": "en"}),
+        Chunk("es:lamp", "La lámpara se pone sobre el candelero.", "b", {"language": "es"}),
+        Chunk("en:stop", "It is what it is, and that is all there is to it, is it not?", "b",
+              {"language": "en"}),
+        Chunk("es:stop", "Lo que es, es; y lo que no es, no es lo que era.", "b", {"language": "es"}),
+    ]  # fmt: skip
+    with PostgresStore(pg_database(), embedder=CountingEmbedder()) as s:
+        s.add(chunks)
+        found = s.search("What is it that Noah built?", k=10, mode="bm25")
+        assert [h.chunk.id for h in found] == ["en:ark"]
+        found = s.search("¿Qué es lo que se pone sobre el candelero?", k=10, mode="bm25")
+        assert [h.chunk.id for h in found] == ["es:lamp"]
+        # a question of stop words alone still matches them
+        assert [h.chunk.id for h in s.search("what it is", k=10, mode="bm25")] == ["en:stop"]
+
+
+def test_full_text_leaves_out_the_folded_forms_of_accented_stop_words(
+    pg_database: PgDatabase,
+) -> None:
+    # "não", "também", "você", "más", "había" are stop words; their folded forms
+    # ("nao", "tambem", "mas", "habia") are not, and once matched every chunk that
+    # holds the stop word, ranking the chunks dense with them first
+    chunks = [
+        Chunk("pt:deus", "A fé de Abraão foi provada por Deus.", "b", {"language": "pt"}),
+        Chunk("pt:stop", "Não, não e não. Você também não sabia, já não era assim.", "b",
+              {"language": "pt"}),
+        Chunk("es:lamp", "La lámpara se pone sobre el candelero.", "b", {"language": "es"}),
+        Chunk("es:stop", "Más y más, también estaba allí, más de lo que había.", "b",
+              {"language": "es"}),
+    ]  # fmt: skip
+    with PostgresStore(pg_database(), embedder=CountingEmbedder()) as s:
+        s.add(chunks)
+        found = s.search("Você também não crê em Deus?", k=10, mode="bm25")
+        assert [h.chunk.id for h in found] == ["pt:deus"]
+        found = s.search("¿Por qué también hay más lámparas?", k=10, mode="bm25")
+        assert [h.chunk.id for h in found] == ["es:lamp"]
+        # the hybrid ranking's full-text half agrees
+        found = s.search("¿Había más lámparas?", k=1, mode="hybrid")
+        assert [h.chunk.id for h in found] == ["es:lamp"]
+        # a question of stop words alone still matches them, accents or not
+        assert [h.chunk.id for h in s.search("também não", k=10, mode="bm25")] == ["pt:stop"]

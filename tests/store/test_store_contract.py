@@ -98,6 +98,17 @@ def test_bm25_query_syntax_is_never_interpreted(filled: Store, query: str) -> No
     )
 
 
+STOP_WORDS_ONLY = [
+    _chunk("stop:1", "It is what it is, and that is all there is to it, is it not?", "stop", "en"),
+    _chunk("stop:2", "Lo que es, es; y lo que no es, no es lo que era.", "stop", "es"),
+]
+
+
+def test_a_query_of_stop_words_alone_still_finds_them(filled: Store) -> None:
+    filled.add(STOP_WORDS_ONLY)
+    assert "stop:1" in _ids(filled.search("what it is", k=3, mode="bm25"))
+
+
 def test_bm25_operator_words_are_plain_words(store: Store) -> None:
     store.add([_chunk("w:1", "Wisdom AND understanding OR knowledge", "w", "en")])
     assert _ids(store.search('"AND" OR (', mode="bm25")) == ["w:1"]

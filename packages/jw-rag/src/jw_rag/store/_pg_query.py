@@ -41,23 +41,53 @@ def query_configs(query: str) -> list[str]:
     return [ts_config(x) for x in languages]
 
 
-#: A CTE ``q(tsq)``: the OR of every lexeme the query yields under each of
-#: ``%(cfgs)s`` (raw and accent-folded) plus its folded unstemmed words. Each
-#: lexeme is quoted as a tsquery literal, so operators or quotes in user text
-#: are only characters. ``tsq`` is NULL when the query has no words.
+#: CTEs ending in ``q(tsq)``: the OR of the query's lexemes, each quoted as a
+#: tsquery literal (operators or quotes in user text are only characters);
+#: ``tsq`` is NULL when the query has no words. The lexemes are those each of
+#: ``%(cfgs)s`` gives the query (raw and accent-folded: these configurations
+#: drop their language's stop words) plus its folded unstemmed words, less the
+#: configuration's stop words (a lexeme is kept when one configuration keeps
+#: it). A stop word's folded form is left out too (``não`` is a Portuguese stop
+#: word, its folded ``nao`` is not), and so is the folded form of a word that
+#: folds to a stop word (``é`` -> ``e``; its own stem stays). Unstemmed stop
+#: words match nearly every row (``the``, ``de``, ``que``), and PostgreSQL's
+#: ranking has no inverse document frequency to weigh them down: with them, a
+#: full-text search ranked every chunk of a large store, chunks dense with stop
+#: words first. A query of stop words alone ("to be or not to be") keeps them
+#: all: it has nothing else to match.
 TSQUERY_SQL = """
+tokens AS (
+  SELECT cfg.c, jw_fold(d.token) AS folded, d.lexemes = '{}' AS stop,
+         CASE WHEN d.token <> jw_fold(d.token) THEN to_tsvector(cfg.c, jw_fold(d.token)) END
+           AS folded_stems
+  FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
+       LATERAL ts_debug(cfg.c, %(q)s) AS d
+  WHERE d.lexemes IS NOT NULL
+),
+stop_stems AS (
+  SELECT DISTINCT k.c, s.lexeme
+  FROM tokens AS k, LATERAL unnest(k.folded_stems) AS s
+  WHERE k.stop
+),
+words AS (
+  SELECT t.lexeme, NOT EXISTS (
+           SELECT FROM stop_stems AS x WHERE x.c = cfg.c AND x.lexeme = t.lexeme
+         ) AS content
+  FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
+       LATERAL unnest(to_tsvector(cfg.c, %(q)s) || to_tsvector(cfg.c, jw_fold(%(q)s))) AS t
+  UNION
+  SELECT s.lexeme, NOT k.stop AND k.folded_stems IS DISTINCT FROM ''::tsvector AS content
+  FROM tokens AS k, LATERAL unnest(to_tsvector('simple'::regconfig, k.folded)) AS s
+),
+quoted AS (
+  SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS literal, content
+  FROM words
+),
 q AS (
-  SELECT string_agg(
-           '''' || replace(replace(l.lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | '
+  SELECT COALESCE(
+           (SELECT string_agg(DISTINCT literal, ' | ') FROM quoted WHERE content),
+           (SELECT string_agg(DISTINCT literal, ' | ') FROM quoted)
          )::tsquery AS tsq
-  FROM (
-    SELECT DISTINCT t.lexeme
-    FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
-         LATERAL unnest(
-           to_tsvector(cfg.c, %(q)s) || to_tsvector(cfg.c, jw_fold(%(q)s))
-           || to_tsvector('simple'::regconfig, jw_fold(%(q)s))
-         ) AS t
-  ) AS l
 )
 """
 

@@ -3,7 +3,7 @@
 Chunks and their JSONB metadata live in one table with a pgvector column
 (HNSW index, cosine) and a stored ``tsvector`` built with PostgreSQL's own
 ``english``/``spanish``/``portuguese`` configurations (``simple`` for other
-languages), ranked by ``ts_rank_cd``; hybrid search fuses both rankings by
+languages), ranked by ``ts_rank``; hybrid search fuses both rankings by
 reciprocal rank fusion. Writes follow the SQLite store's rule: validate and
 embed first, then write everything in one transaction, so a slow embedder
 holds no locks and an exception leaves the database as it was. Re-ingests of
@@ -831,12 +831,13 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         return [(r[0], float(r[1])) for r in rows]
 
     def _bm25(self, conn: psycopg.Connection, query: str, k: int, f: SqlFilter) -> Ranked:
-        """Scored by ``ts_rank_cd`` (higher is better)."""
+        """Scored by ``ts_rank`` with length normalisation (higher is better; see
+        :data:`~jw_rag.store._pg_query.TSQUERY_SQL` for the words matched)."""
         query = query.replace("\x00", "")
         if not query.strip():
             return []
         rows = conn.execute(
-            f"WITH {TSQUERY_SQL} SELECT c.rowid, ts_rank_cd(c.tsv, q.tsq, 1) AS s "
+            f"WITH {TSQUERY_SQL} SELECT c.rowid, ts_rank(c.tsv, q.tsq, 1) AS s "
             f"FROM jw_chunks c, q WHERE c.tsv @@ q.tsq AND {f.where} "
             "ORDER BY s DESC, c.rowid LIMIT %(k)s",
             {"q": query, "cfgs": query_configs(query), "k": k, **dict(f.params)},
