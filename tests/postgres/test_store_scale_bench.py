@@ -148,3 +148,19 @@ def test_store_scale_rebuilds_a_kept_store_with_the_asked_graph(
     dsn = _bench()._pg_database(admin, "jw_scale_postgres_clustered_600_16_7", False)
     with PostgresStore(dsn, CountingEmbedder()) as s:
         assert s.hnsw_graph() == (8, 100)
+
+
+def test_pg_chunker_bench_compares_both_stores(
+    pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    admin = pg_database()  # the bench creates a database per variant run
+    squad = ROOT / "tests" / "fixtures" / "eval" / "squad_tiny.json"
+    rows = _bench("pg_chunker_bench").main(
+        ["--dsn", admin, "--dataset", str(squad), "--retrievers", "bm25", "hybrid"]
+        + ["--embedder", "fake"]
+    )
+    assert [(r["retriever"], r["language"]) for r in rows] == [("bm25", "en"), ("hybrid", "en")]
+    for r in rows:
+        assert all(0 < v <= 1 for v in (*r["sqlite"], *r["postgres"]))
+    out = capsys.readouterr().out
+    assert "| bm25 | en |" in out and "| hybrid | en |" in out and "PostgreSQL NDCG@2000c" in out
