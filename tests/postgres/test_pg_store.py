@@ -398,3 +398,38 @@ def test_full_text_leaves_out_the_folded_forms_of_accented_stop_words(
         assert [h.chunk.id for h in found] == ["es:lamp"]
         # a question of stop words alone still matches them, accents or not
         assert [h.chunk.id for h in s.search("também não", k=10, mode="bm25")] == ["pt:stop"]
+
+
+def test_full_text_leaves_out_a_word_that_folds_to_a_stop_word(pg_database: PgDatabase) -> None:
+    # PostgreSQL's Portuguese list lacks "é" (is), the language's most frequent
+    # verb; its folded "e" (and) is a stop word. Matched, "é" ranked a chunk of
+    # "é"s above the one chunk that names Jesus
+    chunks = [
+        Chunk("pt:jesus", "Jesus curou o cego de nascença em Jerusalém.", "b", {"language": "pt"}),
+        Chunk("pt:stop", "O que é, é; e o que não é, não é o que era.", "b", {"language": "pt"}),
+    ]
+    with PostgresStore(pg_database(), embedder=CountingEmbedder()) as s:
+        s.add(chunks)
+        assert [h.chunk.id for h in s.search("Quem é Jesus?", k=10, mode="bm25")] == ["pt:jesus"]
+        # alone, it is still a word to find
+        assert [h.chunk.id for h in s.search("é", k=10, mode="bm25")] == ["pt:stop"]
+
+
+def test_a_query_of_more_words_than_full_text_holds_is_one_line_naming_the_query(
+    pg_database: PgDatabase,
+) -> None:
+    # 150,000 distinct words: their lexemes pass the megabyte a tsvector holds.
+    # The store is fine: the message said "cannot read the store ... check the
+    # server and retry"
+    words = " ".join(
+        "".join(chr(97 + (i // 26**p) % 26) for p in range(4)) + "qz" for i in range(150_000)
+    )
+    with PostgresStore(pg_database(), embedder=CountingEmbedder()) as s:
+        s.add(make_chunks("book", 3))
+        for mode in ("bm25", "hybrid"):
+            with pytest.raises(ConfigError) as err:
+                s.search(words, k=3, mode=mode)
+            message = str(err.value)
+            assert "\n" not in message and "the query has too many words" in message
+            assert "shorten it" in message and "check the server" not in message
+        assert [h.chunk.id for h in s.search("lamps", k=1, mode="bm25")] == ["book:0"]

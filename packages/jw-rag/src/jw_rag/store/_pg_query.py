@@ -48,8 +48,9 @@ def query_configs(query: str) -> list[str]:
 #: drop their language's stop words) plus its folded unstemmed words, less the
 #: configuration's stop words (a lexeme is kept when one configuration keeps
 #: it). A stop word's folded form is left out too (``não`` is a Portuguese stop
-#: word, its folded ``nao`` is not), and so is the folded form of a word that
-#: folds to a stop word (``é`` -> ``e``; its own stem stays). Unstemmed stop
+#: word, its folded ``nao`` is not), and so is a word whose folded form is a
+#: stop word (``é`` -> ``e``: PostgreSQL's Portuguese list lacks ``é``, the
+#: most frequent verb; ``pôr`` -> ``por`` goes as well). Unstemmed stop
 #: words match nearly every row (``the``, ``de``, ``que``), and PostgreSQL's
 #: ranking has no inverse document frequency to weigh them down: with them, a
 #: full-text search ranked every chunk of a large store, chunks dense with stop
@@ -57,16 +58,19 @@ def query_configs(query: str) -> list[str]:
 #: all: it has nothing else to match.
 TSQUERY_SQL = """
 tokens AS (
-  SELECT cfg.c, jw_fold(d.token) AS folded, d.lexemes = '{}' AS stop,
-         CASE WHEN d.token <> jw_fold(d.token) THEN to_tsvector(cfg.c, jw_fold(d.token)) END
-           AS folded_stems
-  FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
-       LATERAL ts_debug(cfg.c, %(q)s) AS d
-  WHERE d.lexemes IS NOT NULL
+  SELECT t.*, t.lexemes = '{}' OR COALESCE(t.folded_stems = ''::tsvector, false) AS stop
+  FROM (
+    SELECT cfg.c, d.lexemes, jw_fold(d.token) AS folded,
+           CASE WHEN d.token <> jw_fold(d.token) THEN to_tsvector(cfg.c, jw_fold(d.token)) END
+             AS folded_stems
+    FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
+         LATERAL ts_debug(cfg.c, %(q)s) AS d
+    WHERE d.lexemes IS NOT NULL
+  ) AS t
 ),
 stop_stems AS (
   SELECT DISTINCT k.c, s.lexeme
-  FROM tokens AS k, LATERAL unnest(k.folded_stems) AS s
+  FROM tokens AS k, LATERAL unnest(k.lexemes || tsvector_to_array(k.folded_stems)) AS s (lexeme)
   WHERE k.stop
 ),
 words AS (
@@ -76,7 +80,7 @@ words AS (
   FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
        LATERAL unnest(to_tsvector(cfg.c, %(q)s) || to_tsvector(cfg.c, jw_fold(%(q)s))) AS t
   UNION
-  SELECT s.lexeme, NOT k.stop AND k.folded_stems IS DISTINCT FROM ''::tsvector AS content
+  SELECT s.lexeme, NOT k.stop AS content
   FROM tokens AS k, LATERAL unnest(to_tsvector('simple'::regconfig, k.folded)) AS s
 ),
 quoted AS (

@@ -836,12 +836,19 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         query = query.replace("\x00", "")
         if not query.strip():
             return []
-        rows = conn.execute(
-            f"WITH {TSQUERY_SQL} SELECT c.rowid, ts_rank(c.tsv, q.tsq, 1) AS s "
-            f"FROM jw_chunks c, q WHERE c.tsv @@ q.tsq AND {f.where} "
-            "ORDER BY s DESC, c.rowid LIMIT %(k)s",
-            {"q": query, "cfgs": query_configs(query), "k": k, **dict(f.params)},
-        ).fetchall()
+        try:
+            rows = conn.execute(
+                f"WITH {TSQUERY_SQL} SELECT c.rowid, ts_rank(c.tsv, q.tsq, 1) AS s "
+                f"FROM jw_chunks c, q WHERE c.tsv @@ q.tsq AND {f.where} "
+                "ORDER BY s DESC, c.rowid LIMIT %(k)s",
+                {"q": query, "cfgs": query_configs(query), "k": k, **dict(f.params)},
+            ).fetchall()
+        except psycopg.errors.ProgramLimitExceeded as exc:  # the query's words, not the store
+            raise ConfigError(
+                f"the query has too many words for PostgreSQL full-text search "
+                f"({len(query):,} characters; {_first_line(exc)}): shorten it, "
+                "or search it with mode='dense'"
+            ) from None
         return [(r[0], float(r[1])) for r in rows]
 
     def _chunks_by_rowid(self, conn: psycopg.Connection, rowids: list[int]) -> dict[int, Chunk]:
