@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 #: The old names as a reader would type them: as an argument or a variant option.
-OLD_SPELLINGS = re.compile(r"\bwindows?=|\bMAX_WINDOW\b|`window` chunks")
+OLD_SPELLINGS = re.compile(r"\bwindows?=|\bMAX_WINDOW\b|\bMAX_UNIT_CHARS\b|`window` chunks")
 OLD_NAMES = {"window", "windows"}
 
 

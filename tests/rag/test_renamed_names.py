@@ -142,6 +142,16 @@ def test_max_window_is_the_old_name_of_max_reach() -> None:
         _ = retrieve_module.NOT_A_NAME  # type: ignore[attr-defined]
 
 
+def test_max_unit_chars_is_the_old_name_of_max_size() -> None:
+    import jw_rag.units as units_module
+    from jw_rag.limits import MAX_SIZE
+
+    with pytest.warns(RenamedWarning, match="MAX_UNIT_CHARS is renamed jw_rag.limits.MAX_SIZE"):
+        assert units_module.MAX_UNIT_CHARS == MAX_SIZE == 1_000_000_000
+    with pytest.raises(AttributeError):
+        _ = units_module.NOT_A_NAME  # type: ignore[attr-defined]
+
+
 def test_old_name_from_many_threads_at_once(store: SQLiteStore) -> None:
     expected = _ids(retrieve(store, QUERY, k=2, expand="neighbors", reach=2))
     results: list[list[list[str]]] = []

@@ -48,6 +48,8 @@ RENAMED: tuple[Renamed, ...] = (
     Renamed("window", "reach", "retrieve(), expand_hits(), jw_eval.bench.expansion.deliver()",
             "chunks each way a delivery may add around a hit"),
     Renamed("MAX_WINDOW", "MAX_REACH", "jw_rag.retrieve", "the largest reach"),
+    Renamed("MAX_UNIT_CHARS", "jw_rag.limits.MAX_SIZE", "jw_rag.units",
+            "the largest size option, in characters"),
     Renamed("windows", "window_chars", "ingest_document(), ingest_documents()",
             "size of window units in characters (0: none)"),
     Renamed("windows", "window_chars", "jw eval chunker-bench variant option (name:windows=N)",

@@ -99,6 +99,7 @@ from jw_rag.model import (
     is_prefix_weight,
     rebuild_text,
 )
+from jw_rag.renames import warn_renamed
 from jw_rag.windows import MAX_WINDOW_CHARS
 
 __all__ = [
@@ -109,6 +110,14 @@ __all__ = [
     "iter_passages",
     "passages",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MAX_UNIT_CHARS":  # now jw_rag.limits.MAX_SIZE: the old name works for one release
+        warn_renamed("jw_rag.units", "MAX_UNIT_CHARS", "jw_rag.limits.MAX_SIZE")
+        return MAX_SIZE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: ``merge_reason`` values a chunker argued for: such chunks are never cut.
 ARGUED_MERGES = frozenset({"continuation_marker", "llm_merge"})
