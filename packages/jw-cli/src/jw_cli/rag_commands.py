@@ -40,6 +40,7 @@ from jw_rag.config import default_store, shown_store
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
+    DEFAULT_MAX_PARENTS,
     DEFAULT_SEARCH_MODE,
     EXPANSIONS,
     SEARCH_MODES,
@@ -97,6 +98,15 @@ def search(
         str,
         typer.Option(metavar=choices_metavar(EXPANSIONS), help="Context delivered with each hit."),
     ] = DEFAULT_EXPANSION,
+    max_parents: Annotated[
+        int,
+        typer.Option(
+            "--max-parents",
+            min=1,
+            metavar="N",
+            help="With --expand parent: at most N parents delivered (hits past them are left out).",
+        ),
+    ] = DEFAULT_MAX_PARENTS,
     language: Annotated[
         str | None,
         typer.Option(
@@ -141,7 +151,10 @@ def search(
     with opened_store(
         opts.store_for(store), read_only=True, embedder=opts.embedder_for(embedder)
     ) as st:
-        delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
+        delivery = retrieve(
+            st, query, k, mode=mode, expand=expand, filters=filters or None,  # type: ignore[arg-type]
+            max_parents=max_parents,
+        )  # fmt: skip
         missing = unknown_sources(st, filters)
         held = st.stats()["sources"] if not delivery and not as_json else None
     names = ", ".join(repr(s) for s in missing)
