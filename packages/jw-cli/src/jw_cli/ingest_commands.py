@@ -51,7 +51,7 @@ from jw_rag.ingest.kinds import FOLDER, PATH, URL
 from jw_rag.model import Chunk, Document
 from jw_rag.store import SourceWrite, Store, replace_sources
 
-__all__ = ["CountingStore", "ingest_app", "skipped_line", "summary_line"]
+__all__ = ["CountingStore", "ingest_app", "skipped_dicts", "skipped_line", "summary_line"]
 
 ingest_app = typer.Typer(
     help="Parse, chunk and store a source (file, folder or URL).", no_args_is_help=True
@@ -93,6 +93,11 @@ def skipped_line(skipped: SkippedFile) -> str:
     return f"skipped {skipped.path}: {said}"
 
 
+def skipped_dicts(skipped: Sequence[SkippedFile]) -> list[dict[str, str]]:
+    """The ``"skipped"`` entries of ``--skip-bad --json``: each file and why."""
+    return [{"path": s.path, "reason": s.reason} for s in skipped]
+
+
 def _report(
     results: Sequence[IngestResult],
     as_json: bool,
@@ -109,7 +114,7 @@ def _report(
         if skipped is not None or left_out:
             out = {"sources": rows}
             if skipped is not None:
-                out["skipped"] = [{"path": s.path, "reason": s.reason} for s in skipped]
+                out["skipped"] = skipped_dicts(skipped)
             if left_out:
                 out["left_out"] = [x.as_dict() for x in left_out]
         typer.echo(json_text(out))

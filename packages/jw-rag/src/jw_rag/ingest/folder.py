@@ -38,23 +38,29 @@ class FolderIngest:
 
 
 def nothing_to_ingest(
-    folder: str | Path, skipped: list[SkippedFile], kind: str | None = None
+    folder: str | Path,
+    skipped: list[SkippedFile],
+    kind: str | None = None,
+    *,
+    verb: str = "ingest",
 ) -> IngestError:
     """The error for a folder whose every file was left out (``skipped`` not
     empty): how many of the files ``kind`` reads (the folder may hold others,
-    which the left-out note counts) and the first one's reason."""
+    which the left-out note counts) and the first one's reason; ``verb``
+    ``"chunk"`` says it for ``jw rag chunk``, which stores nothing."""
+    done, again = ("chunked", "chunk") if verb == "chunk" else ("stored", "ingest")
     first = skipped[0]
     file = f"{kind} file" if kind else "file"
     said = first.message or first.reason
     reason = said if first.path in said else f"{first.path}: {said}"
     if len(skipped) == 1:
         return IngestError(
-            f"{folder}: its one {file} was skipped as bad, nothing stored ({reason}); "
-            "fix the file or ingest another folder"
+            f"{folder}: its one {file} was skipped as bad, nothing {done} ({reason}); "
+            f"fix the file or {again} another folder"
         )
     return IngestError(
-        f"{folder}: all {len(skipped)} {file}s were skipped as bad, nothing stored "
-        f"(first: {reason}); fix the files or ingest another folder"
+        f"{folder}: all {len(skipped)} {file}s were skipped as bad, nothing {done} "
+        f"(first: {reason}); fix the files or {again} another folder"
     )
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "IngestResult",
     "check_language",
     "chunk_document",
+    "chunk_documents",
     "content_hash",
     "indexed_hash",
     "ingest_document",
@@ -171,6 +172,22 @@ def chunk_document(
     chunked one paragraph at a time, so no chunk spans two verses.
     """
     return chunk_document_with_parents(doc, chunker=chunker, units=units)[0]
+
+
+def chunk_documents(
+    docs: list[Document],
+    *,
+    chunker: ChunkerArg = None,
+    skipped: list[SkippedFile] | None = None,
+) -> list[tuple[Document, list[Chunk]]]:
+    """Each document with the chunks :func:`chunk_document` gives it. With a
+    ``skipped`` list, a file one of whose documents cannot be chunked is left
+    out, all its documents with it, and listed there with the reason, as
+    :func:`ingest_documents` does; without it, the first failure raises."""
+    resolved = resolve_chunker(chunker)
+    if skipped is None:
+        return [(doc, chunk_document(doc, chunker=resolved)) for doc in docs]
+    return [(doc, chunks) for doc, chunks, _ in _chunk_all(docs, resolved, skipped, DEFAULT_UNITS)]  # type: ignore[misc]
 
 
 def chunk_document_with_parents(
