@@ -298,7 +298,7 @@ def ingest_documents(
             None if doc.source_id in moved else indexed_hash(doc, resolved, units, window_chars)
         )
         meta = _source_metadata(doc, resolved)
-        keep = not replace and bool(meta.get("origin"))
+        keep = not replace and bool(meta.get("origin")) and doc.source_id not in moved
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta, keep_origin=keep))
     changed = replace_sources(store, writes)
     return [
