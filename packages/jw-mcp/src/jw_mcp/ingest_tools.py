@@ -73,9 +73,8 @@ DESCRIPTION = (
     "Files must be under the server's roots (none unless started with --root) and the "
     "client's. Re-ingesting replaces a source's chunks (unchanged content is skipped). "
     "Returns one entry per stored source; files of a folder it left out are named in a "
-    "warning line and in left_out, with the kind that reads them; stored sources of the "
-    "folder whose file is gone are named in a warning line and in vanished (delete_source "
-    "removes one)."
+    "warning line and in left_out, with the kind that reads them; its stored sources whose "
+    "file is gone, in vanished."
 )
 
 
