@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -46,12 +47,12 @@ from jw_rag.ingest import (
     ingest_documents,
     load_kind,
 )
-from jw_rag.ingest.folder import nothing_to_ingest
+from jw_rag.ingest.folder import Vanished, nothing_to_ingest, vanished_line, vanished_sources
 from jw_rag.ingest.kinds import FOLDER, PATH, URL
 from jw_rag.model import Chunk, Document
 from jw_rag.store import SourceWrite, Store, replace_sources
 
-__all__ = ["CountingStore", "ingest_app", "skipped_line", "summary_line"]
+__all__ = ["CountingStore", "ingest_app", "skipped_dicts", "skipped_line", "summary_line"]
 
 ingest_app = typer.Typer(
     help="Parse, chunk and store a source (file, folder or URL).", no_args_is_help=True
@@ -93,25 +94,34 @@ def skipped_line(skipped: SkippedFile) -> str:
     return f"skipped {skipped.path}: {said}"
 
 
+def skipped_dicts(skipped: Sequence[SkippedFile]) -> list[dict[str, str]]:
+    """The ``"skipped"`` entries of ``--skip-bad --json``: each file and why."""
+    return [{"path": s.path, "reason": s.reason} for s in skipped]
+
+
 def _report(
     results: Sequence[IngestResult],
     as_json: bool,
     skipped: list[SkippedFile] | None = None,
     left_out: Sequence[LeftOut] = (),
+    vanished: Sequence[Vanished] = (),
 ) -> None:
     """The stored sources (and with ``--skip-bad`` the files skipped), as lines
     or JSON; the JSON is a list of sources, or an object with ``sources`` and
-    ``skipped`` (``--skip-bad``) or ``left_out`` (files of a folder no source
-    came from, which the lines give as a ``warning:``)."""
+    ``skipped`` (``--skip-bad``), ``left_out`` (files of a folder no source
+    came from) or ``vanished`` (stored sources of the folder whose file is
+    gone), the last two given in the lines as a ``warning:``."""
     if as_json:
         rows = [asdict(r) for r in results]
         out: Any = rows
-        if skipped is not None or left_out:
+        if skipped is not None or left_out or vanished:
             out = {"sources": rows}
             if skipped is not None:
-                out["skipped"] = [{"path": s.path, "reason": s.reason} for s in skipped]
+                out["skipped"] = skipped_dicts(skipped)
             if left_out:
                 out["left_out"] = [x.as_dict() for x in left_out]
+            if vanished:
+                out["vanished"] = [asdict(v) for v in vanished]
         typer.echo(json_text(out))
         return
     for r in results:
@@ -228,10 +238,14 @@ def _store_source(
                 results = ingest_documents(
                     counting, docs, chunker=chosen, replace=flags.replace, skipped=skipped
                 )
+        # a folder's stored sources whose file is gone: named, never deleted here
+        vanished = vanished_sources(st, source) if Path(source).expanduser().is_dir() else []
     if not results and skipped:
         _report([], flags.as_json, skipped, left_out)
         raise nothing_to_ingest(source, skipped, kind.name)
-    _report(results, flags.as_json, skipped, left_out)
+    _report(results, flags.as_json, skipped, left_out, vanished)
+    if vanished:
+        warnings.warn(vanished_line(source, vanished), UserWarning, stacklevel=1)
 
 
 _SOURCE_HELP = {

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from jw_cli.diff_html import render_chunk_diff
-from jw_cli.ingest_commands import ingest_app
+from jw_cli.ingest_commands import ingest_app, skipped_dicts, skipped_line
 from jw_cli.json_text import json_text
 from jw_cli.options import (
     STORE_NOW,
@@ -39,13 +39,16 @@ from jw_rag.chunkers import split_chunker_specs
 from jw_rag.defaults import (
     DEFAULT_EXPANSION,
     DEFAULT_K,
+    DEFAULT_MAX_PARENTS,
     DEFAULT_SEARCH_MODE,
     EXPANSIONS,
     SEARCH_MODES,
 )
 from jw_rag.errors import ConfigError, JwRagWarning, StoreError
-from jw_rag.ingest import chunk_document, load_documents
-from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language
+from jw_rag.ingest import SkippedFile, chunk_document, load_documents, load_folder
+from jw_rag.ingest.folder import nothing_to_ingest
+from jw_rag.ingest.generic import refuse_skip_bad
+from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language, chunk_documents
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve, unknown_sources
 
@@ -96,6 +99,15 @@ def search(
         str,
         typer.Option(metavar=choices_metavar(EXPANSIONS), help="Context delivered with each hit."),
     ] = DEFAULT_EXPANSION,
+    max_parents: Annotated[
+        int,
+        typer.Option(
+            "--max-parents",
+            min=1,
+            metavar="N",
+            help="With --expand parent: at most N parents delivered (hits past them are left out).",
+        ),
+    ] = DEFAULT_MAX_PARENTS,
     language: Annotated[
         str | None,
         typer.Option(
@@ -140,7 +152,10 @@ def search(
     with opened_store(
         opts.store_for(store), read_only=True, embedder=opts.embedder_for(embedder)
     ) as st:
-        delivery = retrieve(st, query, k, mode=mode, expand=expand, filters=filters or None)  # type: ignore[arg-type]
+        delivery = retrieve(
+            st, query, k, mode=mode, expand=expand, filters=filters or None,  # type: ignore[arg-type]
+            max_parents=max_parents,
+        )  # fmt: skip
         missing = unknown_sources(st, filters)
         held = st.stats()["sources"] if not delivery and not as_json else None
     names = ", ".join(repr(s) for s in missing)
@@ -213,54 +228,110 @@ def delete(
         typer.echo(f"deleted {plural(removed, 'chunk')} of {shown_id(source)}")
 
 
+ChunkSkipBadOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-bad",
+        metavar="",
+        help="For a folder: leave out each file that cannot be read, parsed or chunked, show "
+        "the others and list what was skipped and why, as jw rag ingest --skip-bad does "
+        "(default: one bad file fails the whole folder).",
+    ),
+]
+
+
 @rag_app.command()
 def chunk(
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
     chunker: ChunkerOpt = None,
+    skip_bad: ChunkSkipBadOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Show how a source would be chunked, with each chunk's provenance; stores nothing.
 
+    With --skip-bad --json the output is an object: sources (the list printed
+    without it) and skipped (each file's path and reason).
+
     Example: jw rag chunk soul.html --chunker semantic:target_chars=800
     """
     chosen = global_options(ctx).chunker_for(chunker)
-    docs = load_documents(source)
-    chunked = [(doc.source_id, chunk_document(doc, chunker=chosen)) for doc in docs]
+    skipped: list[SkippedFile] | None = None
+    if skip_bad:
+        refuse_skip_bad(source)
+        docs, skipped = load_folder(source, skip_bad=True)
+    else:
+        docs = load_documents(source)
+    chunked = [(doc.source_id, chunks) for doc, chunks in
+               chunk_documents(docs, chunker=chosen, skipped=skipped)]  # fmt: skip
+    if skipped and not chunked:  # what was skipped, then the error
+        if as_json:
+            _echo_chunks_json([], skipped)
+        else:
+            _echo_skipped(skipped, chunked)
+        raise nothing_to_ingest(source, skipped, verb="chunk")
     if as_json:  # everything chunked first: an error leaves no partial JSON behind
-        _echo_chunks_json(chunked)
+        _echo_chunks_json(chunked, skipped)
         return
     console = Console()
     for source_id, chunks in chunked:
         name = chunks[0].metadata.get("chunker", chosen) if chunks else chosen
         title = f"{shown_id(source_id)}: {plural(len(chunks), 'chunk')} ({name})"
         console.print(chunks_table(chunks, title))
+    if skipped is not None:
+        _echo_skipped(skipped, chunked)
 
 
-def _echo_chunks_json(chunked: list[tuple[str, list[Chunk]]]) -> None:
-    """``[{"source_id": ..., "chunks": [...]}, ...]`` exactly as :func:`_print_json`
-    prints it, written one chunk at a time: the output of a long document is
-    never held whole."""
+def _echo_skipped(skipped: list[SkippedFile], chunked: list[tuple[str, list[Chunk]]]) -> None:
+    """``--skip-bad``'s lines after the tables: each file skipped, then the counts."""
+    for s in skipped:
+        typer.echo(skipped_line(s))
+    total = sum(len(chunks) for _, chunks in chunked)
+    typer.echo(
+        f"{plural(len(chunked), 'source')}, {plural(total, 'chunk')}; "
+        f"{plural(len(skipped), 'file')} skipped"
+    )
+
+
+def _echo_chunks_json(
+    chunked: list[tuple[str, list[Chunk]]], skipped: list[SkippedFile] | None = None
+) -> None:
+    """``[{"source_id": ..., "chunks": [...]}, ...]`` (with ``skipped``: that list
+    as ``"sources"`` of an object, beside ``"skipped"``) exactly as
+    :func:`_print_json` prints it, written one chunk at a time: the output of a
+    long document is never held whole."""
+    if skipped is None:
+        _echo_sources_json(chunked, 0)
+        return
+    typer.echo('{\n  "sources": ', nl=False)
+    _echo_sources_json(chunked, 1)
+    rest = json_text(skipped_dicts(skipped)).replace("\n", "\n  ")
+    typer.echo(f',\n  "skipped": {rest}\n}}')
+
+
+def _echo_sources_json(chunked: list[tuple[str, list[Chunk]]], level: int) -> None:
+    """The sources' list, each line indented ``level`` steps (the first line not)."""
+    pad = "  " * level
 
     def dumped(value: Any, depth: int) -> str:
-        return json_text(value).replace("\n", "\n" + "  " * depth)
+        return json_text(value).replace("\n", "\n" + "  " * (depth + level))
 
     if not chunked:
-        typer.echo("[]")
+        typer.echo("[]", nl=not level)
         return
     typer.echo("[")
     for i, (source_id, chunks) in enumerate(chunked):
-        typer.echo(f'  {{\n    "source_id": {dumped(source_id, 0)},')
+        typer.echo(f'{pad}  {{\n{pad}    "source_id": {dumped(source_id, 0)},')
         if not chunks:
-            typer.echo('    "chunks": []')
+            typer.echo(f'{pad}    "chunks": []')
         else:
-            typer.echo('    "chunks": [')
+            typer.echo(f'{pad}    "chunks": [')
             for j, c in enumerate(chunks):
                 comma = "," if j + 1 < len(chunks) else ""
-                typer.echo("      " + dumped(chunk_dict(c), 3) + comma)
-            typer.echo("    ]")
-        typer.echo("  }" + ("," if i + 1 < len(chunked) else ""))
-    typer.echo("]")
+                typer.echo(f"{pad}      " + dumped(chunk_dict(c), 3) + comma)
+            typer.echo(f"{pad}    ]")
+        typer.echo(f"{pad}  }}" + ("," if i + 1 < len(chunked) else ""))
+    typer.echo(f"{pad}]", nl=not level)
 
 
 @rag_app.command()

@@ -14,12 +14,17 @@ answer says so twice: a ``warning:`` line after the entries, the one the
 ``jw`` command prints with the MCP kind names, and ``left_out`` beside
 ``result`` in the structured content, one entry per folder with its groups
 of files (what they are, how many, the kind that reads them, a few names).
+A folder's stored sources whose file is gone are named the same way (a
+``warning:`` line, and ``vanished`` with each id and origin), never deleted:
+the ``delete_source`` tool removes one.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import asdict
+from pathlib import Path
 from typing import Annotated, Any, NotRequired, TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -49,6 +54,7 @@ from jw_rag.ingest import (
     source_kind,
 )
 from jw_rag.ingest import ingest as ingest_source
+from jw_rag.ingest.folder import Vanished, vanished_line, vanished_sources
 from jw_rag.ingest.kinds import URL
 
 __all__ = ["KINDS", "URL_KINDS", "add_ingest_tools", "chosen_chunker"]
@@ -67,7 +73,8 @@ DESCRIPTION = (
     "Files must be under the server's roots (none unless started with --root) and the "
     "client's. Re-ingesting replaces a source's chunks (unchanged content is skipped). "
     "Returns one entry per stored source; files of a folder it left out are named in a "
-    "warning line and in left_out, with the kind that reads them."
+    "warning line and in left_out, with the kind that reads them; its stored sources whose "
+    "file is gone, in vanished."
 )
 
 
@@ -76,6 +83,7 @@ class IngestAnswer(TypedDict):
 
     result: list[dict[str, Any]]
     left_out: NotRequired[list[dict[str, Any]]]
+    vanished: NotRequired[list[dict[str, Any]]]
 
 
 def _result(r: IngestResult) -> dict[str, Any]:
@@ -92,15 +100,23 @@ def _public(kind: str) -> str:
     return source_kind(kind).public_name
 
 
-def _answer(done: list[IngestResult], left: list[LeftOut]) -> CallToolResult:
+def _answer(
+    done: list[IngestResult], left: list[LeftOut], source: str = "", gone: Sequence[Vanished] = ()
+) -> CallToolResult:
     """One text per stored source (as the SDK writes a list), then one
-    ``warning:`` line per folder that left files out; the same as structured content."""
+    ``warning:`` line per folder that left files out and one for the folder's
+    stored sources whose file is gone; the same as structured content."""
     rows = [_result(r) for r in done]
     texts = [json.dumps(row, ensure_ascii=False, indent=2) for row in rows]
     texts += [f"warning: {capped_line(x.line(_public))}" for x in left]
+    if gone:
+        removal = "the delete_source tool removes one"
+        texts.append(f"warning: {capped_line(vanished_line(source, list(gone), removal))}")
     structured: dict[str, Any] = {"result": rows}
     if left:
         structured["left_out"] = [x.as_dict(_public) for x in left]
+    if gone:
+        structured["vanished"] = [asdict(v) for v in gone]
     return CallToolResult(
         content=[TextContent(type="text", text=t) for t in texts], structured_content=structured
     )
@@ -146,7 +162,8 @@ def _ingest_tool(setup: Setup) -> Tool:
                     store, kind, where, chunker=spec, language=language, source_id=source_id,
                     replace=replace,
                 )  # fmt: skip
-            return _answer(done, left)
+                gone = vanished_sources(store, where) if Path(where).is_dir() else []
+            return _answer(done, left, where, gone)
 
         return await run_call(setup, ctx, f"ingest {kind} {source}", work, writes=True)
 

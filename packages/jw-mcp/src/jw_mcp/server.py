@@ -148,7 +148,8 @@ def _source_page(setup: Setup, offset: int, limit: int) -> dict[str, Any]:
             {
                 "source_id": s.source_id,
                 "title": s.title,
-                "language": s.language,
+                # the one language its chunks record, or the list when they are several
+                "language": s.language if len(s.languages) < 2 else list(s.languages),
                 "chunker": s.chunker,
                 "chunks": s.chunks,
                 "ingested_at": s.ingested_at,
@@ -187,8 +188,9 @@ def _add_source_tools(server: MCPServer, setup: Setup) -> None:
     @server.tool(annotations=READ)
     @tool_errors
     async def list_sources(offset: Offset = 0, limit: Limit = 50) -> dict[str, Any]:
-        """The stored sources ordered by id (id, title, language, chunker, chunk count,
-        ingested at), a page at a time: pass next_offset as offset for the next page."""
+        """The stored sources ordered by id (id, title, language or list of them,
+        chunker, chunk count, ingested at), a page at a time: pass next_offset as
+        offset for the next page."""
         work = lambda: _source_page(setup, offset, limit)  # noqa: E731
         return await run_call(setup, None, "list_sources", work, writes=False)
 

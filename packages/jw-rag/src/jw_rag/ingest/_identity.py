@@ -2,7 +2,14 @@
 origins from sharing one source id by accident.
 
 A source's *origin* is the absolute path of the file it was read from, or its
-URL (without the fragment). It is stored in the source's metadata
+URL (without the fragment). Links on the way to the file's folder are followed,
+and a file that is itself a link keeps its own name: a folder's file replaced
+by a link (to a file of the same or other content) is the same source on
+re-ingest, not one from elsewhere; a source stored by an older version with
+the link's target as its origin is the same source too, and records the
+link's path. Where reads are confined to roots (the MCP server's), a link
+leading outside them is refused when it is opened, before any origin is
+compared. It is stored in the source's metadata
 (``"origin"``). Re-ingesting a source id whose stored origin differs from the
 new one is refused with a one-line :class:`~jw_rag.errors.IngestError` naming
 both, unless ``replace=True`` (``--replace``); two sources of one ingest that
@@ -59,9 +66,24 @@ DISTINCT_ID_KEY = "_distinct_id"
 
 
 def _canonical(source: str) -> str:
+    """A URL without its fragment; a path made absolute with the links on the
+    way to its folder followed, but not a link that is the file itself: a
+    folder's file replaced by a link keeps its origin (module docstring)."""
     if is_url(source):
         parts = urlsplit(source)
         return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, parts.query, ""))
+    path = Path(source).expanduser()
+    if path.name in ("", ".", ".."):
+        return path.resolve().as_posix()
+    return (path.parent.resolve() / path.name).as_posix()
+
+
+def _resolved_origin(doc: Document) -> str | None:
+    """The origin an older version recorded for ``doc``: its path with every
+    link followed, the file's own too (``None`` for a URL or no path)."""
+    source = doc.metadata.get("source")
+    if not isinstance(source, str) or not source or is_url(source):
+        return None
     return Path(source).expanduser().resolve().as_posix()
 
 
@@ -145,6 +167,9 @@ def settle_source_ids(store: Store, docs: Sequence[Document], *, replace: bool =
                 doc.source_id = legacy
                 continue
         stored = _stored_origin(found) if found is not None else None
+        if stored is not None and stored != origin and stored == _resolved_origin(doc):
+            moved.add(doc.source_id)  # the file's link target, as stored before: same file
+            continue
         if stored is not None and stored != origin:
             if replace:
                 moved.add(doc.source_id)

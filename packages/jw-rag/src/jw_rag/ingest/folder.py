@@ -12,6 +12,7 @@ in one transaction: a failure there (a full disk) stores none of them.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,18 @@ from jw_rag.ingest.pipeline import (
 )
 from jw_rag.store.protocol import Store
 
-__all__ = ["FolderIngest", "SkippedFile", "ingest_folder", "nothing_to_ingest"]
+__all__ = [
+    "FolderIngest",
+    "SkippedFile",
+    "Vanished",
+    "ingest_folder",
+    "nothing_to_ingest",
+    "vanished_line",
+    "vanished_sources",
+]
+
+#: How many ids :func:`vanished_line` names before it counts the rest.
+VANISHED_SHOWN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,23 +50,29 @@ class FolderIngest:
 
 
 def nothing_to_ingest(
-    folder: str | Path, skipped: list[SkippedFile], kind: str | None = None
+    folder: str | Path,
+    skipped: list[SkippedFile],
+    kind: str | None = None,
+    *,
+    verb: str = "ingest",
 ) -> IngestError:
     """The error for a folder whose every file was left out (``skipped`` not
     empty): how many of the files ``kind`` reads (the folder may hold others,
-    which the left-out note counts) and the first one's reason."""
+    which the left-out note counts) and the first one's reason; ``verb``
+    ``"chunk"`` says it for ``jw rag chunk``, which stores nothing."""
+    done, again = ("chunked", "chunk") if verb == "chunk" else ("stored", "ingest")
     first = skipped[0]
     file = f"{kind} file" if kind else "file"
     said = first.message or first.reason
     reason = said if first.path in said else f"{first.path}: {said}"
     if len(skipped) == 1:
         return IngestError(
-            f"{folder}: its one {file} was skipped as bad, nothing stored ({reason}); "
-            "fix the file or ingest another folder"
+            f"{folder}: its one {file} was skipped as bad, nothing {done} ({reason}); "
+            f"fix the file or {again} another folder"
         )
     return IngestError(
-        f"{folder}: all {len(skipped)} {file}s were skipped as bad, nothing stored "
-        f"(first: {reason}); fix the files or ingest another folder"
+        f"{folder}: all {len(skipped)} {file}s were skipped as bad, nothing {done} "
+        f"(first: {reason}); fix the files or {again} another folder"
     )
 
 
@@ -83,3 +101,45 @@ def ingest_folder(
     if not results:
         raise nothing_to_ingest(folder, skipped, kind)
     return FolderIngest(results, skipped)
+
+
+@dataclass(frozen=True, slots=True)
+class Vanished:
+    """A stored source read from a file below a folder that holds no such file any more."""
+
+    source_id: str
+    origin: str
+
+
+def vanished_sources(store: Store, folder: str | Path) -> list[Vanished]:
+    """The stored sources whose origin is a file below ``folder`` (links on the
+    way to it followed, as an origin is recorded) that is no longer a file
+    there, ordered by id; nothing is deleted (``store.delete_source`` does)."""
+    root = Path(folder).expanduser().resolve().as_posix().rstrip("/") + "/"
+    found = []
+    for source_id in sorted(store.stats()["per_source"]):
+        row = store.get_source(source_id) or {}
+        meta = row.get("metadata") or {}
+        origin = meta.get("origin") if isinstance(meta, dict) else None
+        if isinstance(origin, str) and origin.startswith(root) and not os.path.isfile(origin):
+            found.append(Vanished(source_id, origin))
+    return found
+
+
+def vanished_line(
+    folder: str | Path,
+    vanished: list[Vanished],
+    remove: str = "`jw rag delete --source ID` removes one",
+) -> str:
+    """One line naming the stored sources of ``folder`` whose file is gone (a
+    few ids, then how many more) and how to remove each (``remove``)."""
+    ids = ", ".join(repr(v.source_id) for v in vanished[:VANISHED_SHOWN])
+    more = len(vanished) - VANISHED_SHOWN
+    if more > 0:
+        ids += f" and {more} more"
+    held = "1 stored source" if len(vanished) == 1 else f"{len(vanished)} stored sources"
+    verb = "has" if len(vanished) == 1 else "have"
+    return (
+        f"{folder}: {held} of this folder {verb} no file any more ({ids}), kept in the store: "
+        f"{remove}"
+    )

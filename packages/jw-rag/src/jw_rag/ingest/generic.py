@@ -42,7 +42,14 @@ __all__ = [
     "ingest_pdf",
     "ingest_text",
     "load_kind",
+    "refuse_skip_bad",
 ]
+
+
+def refuse_skip_bad(source: str | Path) -> None:
+    """The one-line ConfigError for ``skip_bad`` given a source that is no folder."""
+    if is_url(source) or not Path(source).expanduser().is_dir():
+        raise ConfigError(f"--skip-bad applies to a folder, and {source} is not one; drop it")
 
 
 def _check_source(kind: SourceKind, source: str | Path, skip_bad: bool) -> None:
@@ -54,14 +61,10 @@ def _check_source(kind: SourceKind, source: str | Path, skip_bad: bool) -> None:
                 f"kind {kind.name!r} reads a file, and {source} is a URL: download it and "
                 "pass the file's path"
             )
-        if skip_bad:
-            raise ConfigError(f"--skip-bad applies to a folder, and {source} is not one; drop it")
-        return
-    folder = Path(source).expanduser().is_dir()
-    if folder and not kind.takes(FOLDER):
+    elif Path(source).expanduser().is_dir() and not kind.takes(FOLDER):
         raise ConfigError(f"kind {kind.name!r} reads one file, and {source} is a folder")
-    if skip_bad and not folder:
-        raise ConfigError(f"--skip-bad applies to a folder, and {source} is not one; drop it")
+    if skip_bad:
+        refuse_skip_bad(source)
 
 
 def load_kind(

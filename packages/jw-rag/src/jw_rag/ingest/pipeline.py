@@ -48,6 +48,7 @@ __all__ = [
     "IngestResult",
     "check_language",
     "chunk_document",
+    "chunk_documents",
     "content_hash",
     "indexed_hash",
     "ingest_document",
@@ -173,6 +174,22 @@ def chunk_document(
     return chunk_document_with_parents(doc, chunker=chunker, units=units)[0]
 
 
+def chunk_documents(
+    docs: list[Document],
+    *,
+    chunker: ChunkerArg = None,
+    skipped: list[SkippedFile] | None = None,
+) -> list[tuple[Document, list[Chunk]]]:
+    """Each document with the chunks :func:`chunk_document` gives it. With a
+    ``skipped`` list, a file one of whose documents cannot be chunked is left
+    out, all its documents with it, and listed there with the reason, as
+    :func:`ingest_documents` does; without it, the first failure raises."""
+    resolved = resolve_chunker(chunker)
+    if skipped is None:
+        return [(doc, chunk_document(doc, chunker=resolved)) for doc in docs]
+    return [(doc, chunks) for doc, chunks, _ in _chunk_all(docs, resolved, skipped, DEFAULT_UNITS)]  # type: ignore[misc]
+
+
 def chunk_document_with_parents(
     doc: Document, *, chunker: ChunkerArg = None, units: UnitRules = DEFAULT_UNITS
 ) -> tuple[list[Chunk], list[Chunk]]:
@@ -281,7 +298,7 @@ def ingest_documents(
             None if doc.source_id in moved else indexed_hash(doc, resolved, units, window_chars)
         )
         meta = _source_metadata(doc, resolved)
-        keep = not replace and bool(meta.get("origin"))
+        keep = not replace and bool(meta.get("origin")) and doc.source_id not in moved
         writes.append(SourceWrite(doc.source_id, indexed, digest, parents, meta, keep_origin=keep))
     changed = replace_sources(store, writes)
     return [

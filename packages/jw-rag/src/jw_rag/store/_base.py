@@ -57,6 +57,7 @@ __all__ = [
     "SourceRow",
     "StoreCore",
     "before_writes",
+    "languages_sql",
     "source_sql",
 ]
 
@@ -129,6 +130,15 @@ def source_sql(prefix: str, mark: str) -> str:
         "SELECT content_hash, metadata, ingested_at, "
         f"(SELECT COUNT(*) FROM {prefix}chunks WHERE source_id = s.source_id) "
         f"FROM {prefix}sources AS s WHERE source_id = {mark}"
+    )
+
+
+def languages_sql(prefix: str, mark: str) -> str:
+    """The query for the languages one source's chunks record, sorted, given a
+    backend's table name prefix and parameter mark."""
+    return (
+        f"SELECT DISTINCT language FROM {prefix}chunks WHERE source_id = {mark} "
+        "AND language IS NOT NULL ORDER BY language"
     )
 
 
@@ -385,6 +395,10 @@ class StoreCore(ABC, Generic[ConnT]):
 
     @abstractmethod
     def _source_row(self, conn: ConnT, source_id: str) -> SourceRow | None: ...
+
+    @abstractmethod
+    def _source_languages(self, conn: ConnT, source_id: str) -> list[str]:
+        """The languages the source's chunks record (:func:`languages_sql`)."""
 
     @abstractmethod
     def _source_ids(self, conn: ConnT, ids: list[str] | None) -> list[str]:
@@ -681,6 +695,15 @@ class StoreCore(ABC, Generic[ConnT]):
         with self._reading() as conn:
             row = self._source_row(conn, source_id)
         return None if row is None else {"source_id": source_id, **row._asdict()}
+
+    def source_languages(self, source_id: str) -> list[str]:
+        """The languages a source's chunks record, sorted: a language is kept
+        per chunk (given at ingest, else detected), so one for most sources,
+        several for a source of mixed text; ``[]`` when none is known or the
+        source is not stored."""
+        _check_source_id(source_id)
+        with self._reading() as conn:
+            return self._source_languages(conn, source_id)
 
     def matching_sources(self, source_id: str) -> list[str]:
         """The stored source ids ``source_id`` names: itself when it is stored

@@ -27,7 +27,15 @@ import numpy.typing as npt
 
 from jw_rag.errors import ConfigError, JwRagWarning, MissingDependencyError, StoreError
 from jw_rag.model import Chunk
-from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
+from jw_rag.store._base import (
+    HYBRID_DEPTH,
+    Counts,
+    Ranked,
+    SourceRow,
+    StoreCore,
+    languages_sql,
+    source_sql,
+)
 from jw_rag.store._filters import SqlFilter
 from jw_rag.store._meta import checked_meta
 from jw_rag.store._pg_breadth import (
@@ -100,6 +108,7 @@ EXACT_BELOW = 5000
 _SIZE_TTL_S = 30.0
 _BATCH = 1000
 _SOURCE_SQL = source_sql("jw_", "%s")
+_LANGUAGES_SQL = languages_sql("jw_", "%s")
 _COLUMNS = (
     "id, source_id, ord, text, metadata, language, chunker, chunker_version, parent_id, "
     "ts_config, embedding"
@@ -726,6 +735,9 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             return [r[0] for r in conn.execute("SELECT source_id FROM jw_sources")]
         sql = "SELECT source_id FROM jw_sources WHERE source_id = ANY(%s)"
         return [r[0] for r in conn.execute(sql, (ids,))] if ids else []
+
+    def _source_languages(self, conn: psycopg.Connection, source_id: str) -> list[str]:
+        return [row[0] for row in conn.execute(_LANGUAGES_SQL, (source_id,)).fetchall()]
 
     def _source_row(self, conn: psycopg.Connection, source_id: str) -> SourceRow | None:
         row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()

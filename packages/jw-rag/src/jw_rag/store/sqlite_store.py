@@ -30,7 +30,15 @@ from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag._wal import enable_wal
 from jw_rag.errors import ConfigError, StoreError
 from jw_rag.model import Chunk
-from jw_rag.store._base import HYBRID_DEPTH, Counts, Ranked, SourceRow, StoreCore, source_sql
+from jw_rag.store._base import (
+    HYBRID_DEPTH,
+    Counts,
+    Ranked,
+    SourceRow,
+    StoreCore,
+    languages_sql,
+    source_sql,
+)
 from jw_rag.store._dense import DEFAULT_EXACT_BELOW, DenseIndex, top_k
 from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._meta import checked_meta
@@ -53,6 +61,7 @@ _VECTOR_BLOCK = 16_384  # vectors read per step while the dense index is built
 _CACHE_KIB = 16_384
 _IN_JSON = "IN (SELECT value FROM json_each(?))"
 _SOURCE_SQL = source_sql("", "?")
+_LANGUAGES_SQL = languages_sql("", "?")
 #: Causes that mean this process may read the file but not write it (or its folder).
 _CANNOT_WRITE = ("readonly", "cantopen", "permission")
 
@@ -400,6 +409,9 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         marks = ", ".join("?" * len(ids))
         sql = f"SELECT source_id FROM sources WHERE source_id IN ({marks})"
         return [r[0] for r in conn.execute(sql, ids)] if ids else []
+
+    def _source_languages(self, conn: sqlite3.Connection, source_id: str) -> list[str]:
+        return [row[0] for row in conn.execute(_LANGUAGES_SQL, (source_id,)).fetchall()]
 
     def _source_row(self, conn: sqlite3.Connection, source_id: str) -> SourceRow | None:
         row = conn.execute(_SOURCE_SQL, (source_id,)).fetchone()
