@@ -41,7 +41,7 @@ from urllib.parse import quote
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from jw_core._bounded import MAX_TEXT_BYTES, TooLarge, inflate
+from jw_core._bounded import MAX_TEXT_BYTES, TooLarge, directory_problem, inflate
 
 __all__ = [
     "CARD_XOR",
@@ -211,13 +211,28 @@ def open_archive(data: bytes | Path | IO[bytes], name: str) -> zipfile.ZipFile:
         raise JwFormatError(f"{name} is not a regular file (a device, FIFO or socket); pass a file")
     try:
         source: Any = io.BytesIO(data) if isinstance(data, bytes) else data
+        if isinstance(source, Path):
+            with source.open("rb") as fh:
+                _check_directory(fh, name)
+        else:
+            _check_directory(source, name)
         return zipfile.ZipFile(source)
+    except JwFormatError:
+        raise
     except FileNotFoundError as exc:
         raise JwFormatError(f"{name}: no such file; check the path") from exc
     except IsADirectoryError as exc:
         raise JwFormatError(f"{name} is a directory; pass a file") from exc
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise JwFormatError(f"{name} is not a ZIP archive ({exc}); pass the file as saved") from exc
+
+
+def _check_directory(fp: IO[bytes], name: str) -> None:
+    """Refuse an archive whose directory lists too many members, before
+    ``zipfile`` reads it (:func:`jw_core._bounded.directory_problem`)."""
+    problem = directory_problem(fp)
+    if problem is not None:
+        raise JwFormatError(f"{name} {problem}; this is not a genuine file")
 
 
 def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:

@@ -17,8 +17,9 @@ decoded here (gzip or deflate) a MiB at a time, and stops at
 seconds in all, whichever comes first (a caller may set the size cap and the
 deadline for a block of code with :func:`fetch_limits`); an archive whose members would
 unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
-:data:`MAX_RATIO`, is refused before anything is unpacked
-(:func:`check_archive`).
+:data:`MAX_RATIO`, is refused before anything is unpacked, and one whose
+directory lists more than ``jw_core.MAX_ARCHIVE_MEMBERS`` members before it
+is read (:func:`check_archive`).
 
 Control characters: one rule for every source kind, applied where the text is
 decoded (:func:`clean_controls`), before any chunker or store sees it. C0
@@ -47,6 +48,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from jw_core import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
+from jw_core import directory_problem
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._http import AddressCheck, Deadline, DeadlinePassed, Hop, open_hop
 from jw_rag.ingest._local import open_local
@@ -265,7 +267,12 @@ def _mib(n: int) -> str:
 def check_archive(data: bytes, name: str) -> None:
     """Refuse a ZIP archive that would unpack to more than
     :data:`MAX_UNPACKED_BYTES` or holds a member compressed more than
-    :data:`MAX_RATIO` times (a decompression bomb), from its directory alone."""
+    :data:`MAX_RATIO` times (a decompression bomb), from its directory alone;
+    one whose directory lists too many members before reading it
+    (:func:`jw_core.directory_problem`)."""
+    problem = directory_problem(io.BytesIO(data))
+    if problem is not None:
+        raise IngestError(f"{name} {problem}; it is not a publication this reads")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
@@ -523,6 +530,8 @@ _HTML_START = re.compile(
 
 
 def _zip_kind(data: bytes) -> str:
+    if directory_problem(io.BytesIO(data)) is not None:
+        return "zip"  # not opened: the kind's reader names the problem
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())
