@@ -20,7 +20,7 @@ import dataclasses
 import hashlib
 import json
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +33,10 @@ from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError, shown_value
 from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
-from jw_rag.model import Chunk, Document, Span
+from jw_rag.model import Chunk, Document, Paragraph, Span
 from jw_rag.renames import renamed
 from jw_rag.store import SourceWrite, replace_sources
+from jw_rag.store._open import check_store
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, iter_passages, passages
 from jw_rag.windows import MAX_WINDOW_CHARS, is_window_size, with_window_units
@@ -237,6 +238,39 @@ def _check_window_chars(value: object) -> None:
         )
 
 
+def _checked_documents(docs: object) -> list[Document]:
+    """``docs`` as a list, when it is a sequence of :class:`Document` objects
+    whose ids are text and whose paragraphs are :class:`Paragraph` objects;
+    else a one-line ConfigError naming the first that is not."""
+    if isinstance(docs, Document):
+        raise ConfigError("docs must be a list of Document objects, got one Document: pass [doc]")
+    if isinstance(docs, str | bytes | bytearray | Mapping) or not isinstance(docs, Iterable):
+        raise ConfigError(f"docs must be a list of Document objects, got {type(docs).__name__}")
+    checked = docs if isinstance(docs, list) else list(docs)
+    for i, doc in enumerate(checked):
+        if not isinstance(doc, Document):
+            raise ConfigError(
+                f"docs[{i}] is a {type(doc).__name__}, not a Document: pass "
+                "Document(source_id, [Paragraph(text), ...]) (jw_rag.Document)"
+            )
+        if not isinstance(doc.source_id, str):
+            raise ConfigError(
+                f"docs[{i}].source_id must be a str, got {type(doc.source_id).__name__}"
+            )
+        if not isinstance(doc.paragraphs, list):
+            raise ConfigError(
+                f"docs[{i}].paragraphs must be a list of Paragraph objects, got "
+                f"{type(doc.paragraphs).__name__}"
+            )
+        for j, p in enumerate(doc.paragraphs):
+            if not isinstance(p, Paragraph):
+                raise ConfigError(
+                    f"docs[{i}].paragraphs[{j}] is a {type(p).__name__}, not a Paragraph: "
+                    "wrap each text as Paragraph(text) (jw_rag.Paragraph)"
+                )
+    return checked
+
+
 def ingest_documents(
     store: Store,
     docs: list[Document],
@@ -262,6 +296,8 @@ def ingest_documents(
     its documents with it, and listed there with the reason."""
     window_chars = renamed("ingest_documents()", "windows", windows, "window_chars", window_chars)
     _check_window_chars(window_chars)
+    check_store(store, "replace_sources")
+    docs = _checked_documents(docs)
     resolved = resolve_chunker(chunker)
     if window_chars is None:
         window_chars = units.window_chars

@@ -1,0 +1,85 @@
+"""The mistakes a developer makes with the documented library API (README,
+docstrings) are one-line ``ConfigError`` messages naming the argument, and
+nothing is stored: a path for the store, one Document for the list, plain
+strings for paragraphs, a number for a name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jw_rag import ConfigError, Document, Paragraph
+from jw_rag.embed import FakeEmbedder
+from jw_rag.ingest import ingest_documents
+from jw_rag.store import SQLiteStore
+
+DOC = Document(source_id="notes", paragraphs=[Paragraph("Gardens need water.")])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    with SQLiteStore(tmp_path / "s.sqlite", embedder=FakeEmbedder()) as s:
+        ingest_documents(s, [DOC])
+        yield s
+
+
+def _one_line(exc: pytest.ExceptionInfo[ConfigError]) -> str:
+    text = str(exc.value)
+    assert "\n" not in text
+    return text
+
+
+@pytest.mark.parametrize(
+    ("docs", "message"),
+    [
+        (DOC, "docs must be a list of Document objects, got one Document: pass [doc]"),
+        ("notes.txt", "docs must be a list of Document objects, got str"),
+        (None, "docs must be a list of Document objects, got NoneType"),
+        ({"notes": DOC}, "docs must be a list of Document objects, got dict"),
+        (
+            [DOC, "more text"],
+            "docs[1] is a str, not a Document: pass Document(source_id, [Paragraph(text), ...]) "
+            "(jw_rag.Document)",
+        ),
+        (
+            [Document(source_id="n", paragraphs=["Gardens need water.", "Soil keeps it."])],
+            "docs[0].paragraphs[0] is a str, not a Paragraph: wrap each text as Paragraph(text) "
+            "(jw_rag.Paragraph)",
+        ),
+        (
+            [Document(source_id="n", paragraphs="Gardens need water.")],  # type: ignore[arg-type]
+            "docs[0].paragraphs must be a list of Paragraph objects, got str",
+        ),
+        (
+            [Document(source_id=5, paragraphs=[Paragraph("t")])],  # type: ignore[arg-type]
+            "docs[0].source_id must be a str, got int",
+        ),
+    ],
+)
+def test_ingest_documents_names_what_docs_must_be(
+    store: SQLiteStore, docs: object, message: str
+) -> None:
+    before = store.stats()
+    with pytest.raises(ConfigError) as info:
+        ingest_documents(store, docs)  # type: ignore[arg-type]
+    assert _one_line(info) == message
+    assert store.stats() == before
+
+
+@pytest.mark.parametrize("given", [None, "store.sqlite", Path("store.sqlite"), 5])
+def test_ingest_documents_names_what_the_store_must_be(given: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        ingest_documents(given, [DOC])  # type: ignore[arg-type]
+    assert _one_line(info) == (
+        f"store must be an open store, got {type(given).__name__}: open one with "
+        "jw_rag.store.open_store(path or postgresql:// DSN)"
+    )
+    assert not Path("store.sqlite").exists()
+
+
+def test_a_tuple_or_generator_of_documents_is_still_taken(store: SQLiteStore) -> None:
+    other = Document(source_id="other", paragraphs=[Paragraph("Soil keeps water.")])
+    assert [r.source_id for r in ingest_documents(store, (d for d in [other]))] == ["other"]
+    assert [r.skipped for r in ingest_documents(store, (DOC,))] == [True]
