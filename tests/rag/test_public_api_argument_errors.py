@@ -13,6 +13,7 @@ import pytest
 from jw_rag import ConfigError, Document, Paragraph
 from jw_rag.embed import FakeEmbedder
 from jw_rag.ingest import ingest_documents
+from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore
 
 DOC = Document(source_id="notes", paragraphs=[Paragraph("Gardens need water.")])
@@ -83,3 +84,37 @@ def test_a_tuple_or_generator_of_documents_is_still_taken(store: SQLiteStore) ->
     other = Document(source_id="other", paragraphs=[Paragraph("Soil keeps water.")])
     assert [r.source_id for r in ingest_documents(store, (d for d in [other]))] == ["other"]
     assert [r.skipped for r in ingest_documents(store, (DOC,))] == [True]
+
+
+@pytest.mark.parametrize("given", [None, "store.sqlite", Path("store.sqlite")])
+def test_retrieve_names_what_the_store_must_be(given: object) -> None:
+    with pytest.raises(ConfigError) as info:
+        retrieve(given, "water")  # type: ignore[arg-type]
+    assert _one_line(info) == (
+        f"store must be an open store, got {type(given).__name__}: open one with "
+        "jw_rag.store.open_store(path or postgresql:// DSN)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (
+            {"expand": 5},
+            "expand must be one of segment, relevant, chain, neighbors, parent, none (or None), "
+            "got int",
+        ),
+        ({"expand": ["parent"]}, "expand must be one of"),
+        ({"max_parents": "1"}, "max_parents must be a whole number >= 1, got '1'"),
+        ({"max_parents": 1.5}, "max_parents must be a whole number >= 1, got 1.5"),
+        ({"max_parents": True}, "max_parents must be a whole number >= 1, got True"),
+        ({"max_parents": 0}, "max_parents must be a whole number >= 1, got 0"),
+    ],
+)
+def test_retrieve_names_a_bad_expansion_option(
+    store: SQLiteStore, option: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        retrieve(store, "water", **option)  # type: ignore[arg-type]
+    assert _one_line(info).startswith(message)
+    assert [h.chunk.source_id for h in retrieve(store, "water", max_parents=2)] == ["notes"]
