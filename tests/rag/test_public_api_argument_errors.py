@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jw_rag import ConfigError, Document, Paragraph
+from jw_rag import ConfigError, Document, Paragraph, get_chunker
+from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.embed import FakeEmbedder
 from jw_rag.ingest import ingest_documents
 from jw_rag.retrieve import retrieve
@@ -118,3 +119,21 @@ def test_retrieve_names_a_bad_expansion_option(
         retrieve(store, "water", **option)  # type: ignore[arg-type]
     assert _one_line(info).startswith(message)
     assert [h.chunk.source_id for h in retrieve(store, "water", max_parents=2)] == ["notes"]
+
+
+@pytest.mark.parametrize(
+    ("given", "tail"),
+    [
+        (5, "got int"),
+        (b"semantic", "got bytes"),
+        (["semantic"], "got list"),
+        (SemanticChunker(), "got SemanticChunker: it is a chunker already, use it as it is"),
+    ],
+)
+def test_get_chunker_names_what_the_name_must_be(given: object, tail: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        get_chunker(given)  # type: ignore[arg-type]
+    assert _one_line(info) == (
+        "the chunker name must be a str such as 'semantic' or 'semantic:target_chars=800', " + tail
+    )
+    assert get_chunker("semantic:target_chars=800").name == "semantic"
