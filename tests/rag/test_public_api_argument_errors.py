@@ -13,7 +13,16 @@ import pytest
 from jw_rag import ConfigError, Document, Paragraph, get_chunker
 from jw_rag.chunkers.semantic_chunker import SemanticChunker
 from jw_rag.embed import FakeEmbedder
-from jw_rag.ingest import ingest_documents
+from jw_rag.ingest import (
+    ingest,
+    ingest_article,
+    ingest_documents,
+    ingest_folder,
+    ingest_jw_library_backup,
+    load_documents,
+    parse_jwpub,
+    parse_pdf,
+)
 from jw_rag.retrieve import retrieve
 from jw_rag.store import SQLiteStore
 
@@ -137,3 +146,36 @@ def test_get_chunker_names_what_the_name_must_be(given: object, tail: str) -> No
         "the chunker name must be a str such as 'semantic' or 'semantic:target_chars=800', " + tail
     )
     assert get_chunker("semantic:target_chars=800").name == "semantic"
+
+
+PATH_TAKERS = {
+    "ingest": lambda store, source: ingest(store, "text", source),
+    "ingest backup": lambda store, source: ingest(store, "backup", source),
+    "ingest_article": lambda store, source: ingest_article(store, source),
+    "ingest_folder": lambda store, source: ingest_folder(store, source),
+    "ingest_jw_library_backup": lambda store, source: ingest_jw_library_backup(store, source),
+    "load_documents": lambda store, source: load_documents(source),
+    "parse_jwpub": lambda store, source: parse_jwpub(source),
+    "parse_pdf": lambda store, source: parse_pdf(source),
+}
+
+
+@pytest.mark.parametrize("taker", sorted(PATH_TAKERS))
+@pytest.mark.parametrize(
+    ("given", "tail"),
+    [
+        (None, "got NoneType"),
+        (5, "got int"),
+        (b"notes.txt", "got bytes: decode it with os.fsdecode()"),
+    ],
+)
+def test_every_reader_names_a_source_that_is_no_path(
+    store: SQLiteStore, taker: str, given: object, tail: str
+) -> None:
+    before = store.stats()
+    with pytest.raises(ConfigError) as info:
+        PATH_TAKERS[taker](store, given)
+    assert _one_line(info) == (
+        "the source must be a path or an http(s) URL (a str or pathlib.Path), " + tail
+    )
+    assert store.stats() == before

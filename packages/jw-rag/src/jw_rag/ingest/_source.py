@@ -51,7 +51,7 @@ from jw_core import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
 from jw_core import directory_problem
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._http import AddressCheck, Deadline, DeadlinePassed, Hop, open_hop
-from jw_rag.ingest._local import open_local
+from jw_rag.ingest._local import open_local, refuse_non_path
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -210,7 +210,9 @@ def url_source_id(url: str) -> str:
 
 def refuse_empty_path(path: str | Path) -> None:
     """An empty path would name the current folder: refuse it (an unset variable
-    in a script must not ingest the folder the script runs in)."""
+    in a script must not ingest the folder the script runs in); what is not a
+    path at all (None, a number, bytes) is a one-line ConfigError naming it."""
+    refuse_non_path(path)
     if isinstance(path, str) and not path.strip():
         raise IngestError("the path is empty; pass a file, a folder or an http(s) URL")
 
