@@ -179,3 +179,31 @@ def test_every_reader_names_a_source_that_is_no_path(
         "the source must be a path or an http(s) URL (a str or pathlib.Path), " + tail
     )
     assert store.stats() == before
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"language": 5}, "language must be a str (en, es, pt, auto) or None, got int"),
+        ({"language": ["en"]}, "language must be a str (en, es, pt, auto) or None, got list"),
+        ({"source_id": 5}, "source_id must be a str, got int"),
+        ({"source_id": b"notes"}, "source_id must be a str, got bytes"),
+    ],
+)
+def test_ingest_names_a_language_or_source_id_of_the_wrong_type(
+    store: SQLiteStore, tmp_path: Path, option: dict[str, object], message: str
+) -> None:
+    text = tmp_path / "garden.txt"
+    text.write_text("Gardens need water.\n\nSoil keeps it.", "utf-8")
+    before = store.stats()
+    with pytest.raises(ConfigError) as info:
+        ingest(store, "text", text, **option)  # type: ignore[arg-type]
+    assert _one_line(info) == message
+    if "language" in option:
+        with pytest.raises(ConfigError) as info:
+            parse_jwpub(text, **option)  # type: ignore[arg-type]
+    else:
+        with pytest.raises(ConfigError) as info:
+            load_documents(text, **option)  # type: ignore[arg-type]
+    assert _one_line(info) == message
+    assert store.stats() == before

@@ -474,6 +474,11 @@ AUTO_LANGUAGE = "auto"
 def check_language(language: str | None) -> str | None:
     """The supported ISO code for ``language`` (``None`` for None or ``"auto"``,
     meaning: detect it); anything else is a one-line :class:`ConfigError`."""
+    if language is not None and not isinstance(language, str):
+        valid = ", ".join((*SUPPORTED_LANGUAGES, AUTO_LANGUAGE))
+        raise ConfigError(
+            f"language must be a str ({valid}) or None, got {type(language).__name__}"
+        )
     if language is None or language.strip().lower() == AUTO_LANGUAGE:
         return None
     code = normalize_language(language)
@@ -502,6 +507,8 @@ MAX_SOURCE_ID_CHARS = 4096
 def check_source_id(source_id: str) -> str:
     """``source_id`` when it is a usable id: not empty, one line, no control
     characters, at most :data:`MAX_SOURCE_ID_CHARS` characters."""
+    if not isinstance(source_id, str):
+        raise ConfigError(f"source_id must be a str, got {type(source_id).__name__}")
     if len(source_id) > MAX_SOURCE_ID_CHARS:
         raise ConfigError(
             f"source_id is {len(source_id):,} characters long; give an id of at most "
