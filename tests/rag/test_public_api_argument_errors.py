@@ -24,7 +24,7 @@ from jw_rag.ingest import (
     parse_pdf,
 )
 from jw_rag.retrieve import retrieve
-from jw_rag.store import SQLiteStore
+from jw_rag.store import SQLiteStore, open_store
 
 DOC = Document(source_id="notes", paragraphs=[Paragraph("Gardens need water.")])
 
@@ -207,3 +207,17 @@ def test_ingest_names_a_language_or_source_id_of_the_wrong_type(
             load_documents(text, **option)  # type: ignore[arg-type]
     assert _one_line(info) == message
     assert store.stats() == before
+
+
+@pytest.mark.parametrize("given", [5, 3.5, b"store.sqlite", ["store.sqlite"]])
+def test_open_store_names_a_location_that_is_no_path(
+    given: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        open_store(given)  # type: ignore[arg-type]
+    assert _one_line(info) == (
+        "the store location must be a SQLite file path or a postgresql:// DSN (a str or "
+        f"pathlib.Path), got {type(given).__name__}"
+    )
+    assert list(tmp_path.iterdir()) == []  # no store file named '5' made

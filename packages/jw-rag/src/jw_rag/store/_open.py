@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,11 @@ def open_store(
     of creating one.
     """
     loc = default_store() if location is None else location
+    if not isinstance(loc, str | os.PathLike) or isinstance(os.fspath(loc), bytes):
+        raise ConfigError(
+            "the store location must be a SQLite file path or a postgresql:// DSN (a str or "
+            f"pathlib.Path), got {type(loc).__name__}"
+        )
     if isinstance(loc, str) and is_postgres_dsn(loc):
         return _postgres(loc, embedder, read_only, create)
     text = str(loc)
