@@ -224,7 +224,18 @@ def open_archive(data: bytes | Path | IO[bytes], name: str) -> zipfile.ZipFile:
     except IsADirectoryError as exc:
         raise JwFormatError(f"{name} is a directory; pass a file") from exc
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise JwFormatError(f"{name} is not a ZIP archive ({exc}); pass the file as saved") from exc
+        raise JwFormatError(
+            f"{name} is not a ZIP archive ({_damage(exc)}); pass the file as saved"
+        ) from exc
+
+
+def _damage(exc: BaseException) -> str:
+    """What went wrong reading an archive, never empty: ``zipfile`` raises a
+    bare ``EOFError`` for a member whose data stops early (a file cut short
+    or changed while it was read)."""
+    if str(exc):
+        return str(exc)
+    return "its data ends early" if isinstance(exc, EOFError) else type(exc).__name__
 
 
 def _check_directory(fp: IO[bytes], name: str) -> None:
@@ -242,7 +253,7 @@ def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
         return archive.read(info)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise JwFormatError(
-            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+            f"{name}: {member} is damaged in the archive ({_damage(exc)}); copy the file again"
         ) from exc
 
 
@@ -282,7 +293,7 @@ def member_database(
                 shutil.copyfileobj(source, copy, 1024**2)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
             raise JwFormatError(
-                f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+                f"{name}: {member} is damaged in the archive ({_damage(exc)}); copy the file again"
             ) from exc
 
     with _private_database(fill, f"{name}: {member}") as conn:
@@ -423,7 +434,7 @@ def _inner_database(archive: zipfile.ZipFile, name: str) -> Iterator[sqlite3.Con
                 shutil.copyfileobj(stream, spool, 1024**2)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
             raise JwFormatError(
-                f"{name}: contents is damaged in the archive ({exc}); copy the file again"
+                f"{name}: contents is damaged in the archive ({_damage(exc)}); copy the file again"
             ) from exc
         spool.seek(0)
         with open_archive(spool, f"{name}: contents") as inner:
