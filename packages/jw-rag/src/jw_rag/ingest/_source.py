@@ -227,14 +227,21 @@ def read_path(path: str | Path) -> Loaded:
             # sized by the file, not the cap: reading up to the cap at once would
             # reserve 256 MiB for a file of a few bytes (and a file that grows
             # meanwhile is still read up to the cap, then refused)
-            size = min(os.fstat(fh.fileno()).st_size, MAX_SOURCE_BYTES)
+            before = os.fstat(fh.fileno())
+            size = min(before.st_size, MAX_SOURCE_BYTES)
             data = fh.read(size + 1)
             if len(data) > size:
                 data += fh.read(MAX_SOURCE_BYTES + 1 - len(data))
+            after = os.fstat(fh.fileno())
         except OSError as exc:
             raise IngestError(
                 f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"
             ) from exc
+    if len(data) <= MAX_SOURCE_BYTES and (before.st_size, before.st_mtime_ns) != (
+        after.st_size,
+        after.st_mtime_ns,
+    ):  # what was read may be part old, part new, or cut short
+        raise IngestError(f"{p} changed while it was being read; try again once it is settled")
     if len(data) > MAX_SOURCE_BYTES:
         raise IngestError(f"{p} is larger than {_mib(MAX_SOURCE_BYTES)}; split it before ingesting")
     return Loaded(data=data, name=str(p), path=p)
