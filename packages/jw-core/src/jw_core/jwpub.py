@@ -45,6 +45,7 @@ from jw_core._bounded import MAX_TEXT_BYTES, TooLarge, directory_problem, inflat
 
 __all__ = [
     "CARD_XOR",
+    "MAX_DOCUMENTS",
     "MAX_DOCUMENT_BYTES",
     "MAX_MANIFEST_BYTES",
     "MAX_MEMBER_BYTES",
@@ -91,6 +92,11 @@ MAX_MANIFEST_BYTES = 1024**2
 #: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs,
 #: and the text one source may hold).
 MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES
+
+#: The most ``Document`` rows one publication may hold: a real one holds a few
+#: thousand at most, and each document read costs memory until the whole
+#: publication is stored (a 6 MB file of 100,000 tiny ones took 640 MB).
+MAX_DOCUMENTS = 50_000
 
 #: Largest XHTML a whole publication may inflate to, all documents together.
 MAX_PUBLICATION_BYTES = 256 * 1024**2
@@ -470,6 +476,12 @@ def _documents(
     if missing:
         raise JwFormatError(
             f"{name}: unknown JWPUB schema (table Document lacks {', '.join(missing)})"
+        )
+    (count,) = conn.execute("SELECT count(*) FROM Document").fetchone()
+    if count > MAX_DOCUMENTS:
+        raise JwFormatError(
+            f"{name}: the publication holds {count:,} documents, more than the "
+            f"{MAX_DOCUMENTS:,} one may hold; this is not a genuine publication"
         )
     meps = "MepsDocumentId" if "MepsDocumentId" in columns else "DocumentId"
     title = "Title" if "Title" in columns else "''"
