@@ -99,8 +99,11 @@ def test_a_missing_package_document_is_still_refused() -> None:
     data = zip_bytes({"mimetype": b"application/epub+zip", "META-INF/container.xml": CONTAINER})
     with pytest.raises(IngestError) as info:  # only the package document's absence is fatal
         _read(data)
+    # named as the package document the container names (ebooklib's own words,
+    # 'Can not find container file', named the container, which is there)
     assert str(info.value) == (
-        "book.epub is a broken EPUB ('Can not find container file'); check the file"
+        "book.epub is a broken EPUB (META-INF/container.xml names the package document "
+        "'content.opf', which the archive lacks); check the file"
     )
 
 

@@ -41,10 +41,11 @@ from urllib.parse import quote
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from jw_core._bounded import MAX_TEXT_BYTES, TooLarge, inflate
+from jw_core._bounded import MAX_TEXT_BYTES, TooLarge, directory_problem, inflate
 
 __all__ = [
     "CARD_XOR",
+    "MAX_DOCUMENTS",
     "MAX_DOCUMENT_BYTES",
     "MAX_MANIFEST_BYTES",
     "MAX_MEMBER_BYTES",
@@ -91,6 +92,11 @@ MAX_MANIFEST_BYTES = 1024**2
 #: Largest XHTML one ``Document`` row may inflate to (a guard against zlib bombs,
 #: and the text one source may hold).
 MAX_DOCUMENT_BYTES = MAX_TEXT_BYTES
+
+#: The most ``Document`` rows one publication may hold: a real one holds a few
+#: thousand at most, and each document read costs memory until the whole
+#: publication is stored (a 6 MB file of 100,000 tiny ones took 640 MB).
+MAX_DOCUMENTS = 50_000
 
 #: Largest XHTML a whole publication may inflate to, all documents together.
 MAX_PUBLICATION_BYTES = 256 * 1024**2
@@ -211,13 +217,39 @@ def open_archive(data: bytes | Path | IO[bytes], name: str) -> zipfile.ZipFile:
         raise JwFormatError(f"{name} is not a regular file (a device, FIFO or socket); pass a file")
     try:
         source: Any = io.BytesIO(data) if isinstance(data, bytes) else data
+        if isinstance(source, Path):
+            with source.open("rb") as fh:
+                _check_directory(fh, name)
+        else:
+            _check_directory(source, name)
         return zipfile.ZipFile(source)
+    except JwFormatError:
+        raise
     except FileNotFoundError as exc:
         raise JwFormatError(f"{name}: no such file; check the path") from exc
     except IsADirectoryError as exc:
         raise JwFormatError(f"{name} is a directory; pass a file") from exc
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
-        raise JwFormatError(f"{name} is not a ZIP archive ({exc}); pass the file as saved") from exc
+        raise JwFormatError(
+            f"{name} is not a ZIP archive ({_damage(exc)}); pass the file as saved"
+        ) from exc
+
+
+def _damage(exc: BaseException) -> str:
+    """What went wrong reading an archive, never empty: ``zipfile`` raises a
+    bare ``EOFError`` for a member whose data stops early (a file cut short
+    or changed while it was read)."""
+    if str(exc):
+        return str(exc)
+    return "its data ends early" if isinstance(exc, EOFError) else type(exc).__name__
+
+
+def _check_directory(fp: IO[bytes], name: str) -> None:
+    """Refuse an archive whose directory lists too many members, before
+    ``zipfile`` reads it (:func:`jw_core._bounded.directory_problem`)."""
+    problem = directory_problem(fp)
+    if problem is not None:
+        raise JwFormatError(f"{name} {problem}; this is not a genuine file")
 
 
 def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
@@ -227,7 +259,7 @@ def read_member(archive: zipfile.ZipFile, member: str, name: str) -> bytes:
         return archive.read(info)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
         raise JwFormatError(
-            f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+            f"{name}: {member} is damaged in the archive ({_damage(exc)}); copy the file again"
         ) from exc
 
 
@@ -267,7 +299,7 @@ def member_database(
                 shutil.copyfileobj(source, copy, 1024**2)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
             raise JwFormatError(
-                f"{name}: {member} is damaged in the archive ({exc}); copy the file again"
+                f"{name}: {member} is damaged in the archive ({_damage(exc)}); copy the file again"
             ) from exc
 
     with _private_database(fill, f"{name}: {member}") as conn:
@@ -408,7 +440,7 @@ def _inner_database(archive: zipfile.ZipFile, name: str) -> Iterator[sqlite3.Con
                 shutil.copyfileobj(stream, spool, 1024**2)
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
             raise JwFormatError(
-                f"{name}: contents is damaged in the archive ({exc}); copy the file again"
+                f"{name}: contents is damaged in the archive ({_damage(exc)}); copy the file again"
             ) from exc
         spool.seek(0)
         with open_archive(spool, f"{name}: contents") as inner:
@@ -444,6 +476,12 @@ def _documents(
     if missing:
         raise JwFormatError(
             f"{name}: unknown JWPUB schema (table Document lacks {', '.join(missing)})"
+        )
+    (count,) = conn.execute("SELECT count(*) FROM Document").fetchone()
+    if count > MAX_DOCUMENTS:
+        raise JwFormatError(
+            f"{name}: the publication holds {count:,} documents, more than the "
+            f"{MAX_DOCUMENTS:,} one may hold; this is not a genuine publication"
         )
     meps = "MepsDocumentId" if "MepsDocumentId" in columns else "DocumentId"
     title = "Title" if "Title" in columns else "''"

@@ -78,6 +78,7 @@ from jw_rag.model import Chunk
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.segments import best_run, run_values
 from jw_rag.store import embed_chunks
+from jw_rag.store._open import check_store
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.windows import members
 
@@ -175,6 +176,7 @@ def retrieve(
     reach = renamed("retrieve()", "window", window, "reach", reach)
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_K}, got {k!r}")
+    check_store(store, "search")
     if isinstance(query, str) and not query.strip():
         # a blank query would rank every chunk against nothing: arbitrary hits
         raise ConfigError("the query is empty: give words to search for")
@@ -207,13 +209,17 @@ def expand_hits(
     (at most ``limit``, see :class:`Delivery`). ``"segment"`` and ``"relevant"``
     need the ``query``; ``reach`` as in :func:`retrieve` (``window``: its old name)."""
     reach = renamed("expand_hits()", "window", window, "reach", reach)
+    if expand is not None and not isinstance(expand, str):
+        raise ConfigError(
+            f"expand must be one of {', '.join(EXPANSIONS)} (or None), got {type(expand).__name__}"
+        )
     mode = (expand or "none").lower()
     if mode not in EXPANSIONS:
         raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
     reach = _REACH.get(mode, 1) if reach is None else reach
     _check_reach(reach)
-    if max_parents < 1:
-        raise ConfigError(f"max_parents must be >= 1, got {max_parents}")
+    if isinstance(max_parents, bool) or not isinstance(max_parents, int) or max_parents < 1:
+        raise ConfigError(f"max_parents must be a whole number >= 1, got {max_parents!r}")
     if max_context_tokens is not None and (
         isinstance(max_context_tokens, bool)
         or not isinstance(max_context_tokens, int)

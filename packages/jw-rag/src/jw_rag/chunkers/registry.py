@@ -196,6 +196,13 @@ def get_chunker(name: str | None = None, **kwargs: Any) -> Chunker:
     constructor and win over the spec's options. An unknown name raises
     :class:`ValueError` (a :class:`~jw_rag.errors.ConfigError`) listing the valid names.
     """
+    if name is not None and not isinstance(name, str):
+        already = callable(getattr(name, "chunk", None))
+        raise ConfigError(
+            f"the chunker name must be a str such as 'semantic' or 'semantic:target_chars=800', "
+            f"got {type(name).__name__}"
+            + (": it is a chunker already, use it as it is" if already else "")
+        )
     spec = name if name is not None else (os.environ.get(ENV_VAR) or DEFAULT_CHUNKER)
     chosen, options = parse_chunker_spec(spec)
     kwargs = {**options, **kwargs}

@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
 
-from jw_rag.errors import IngestError
+from jw_rag.errors import ConfigError, IngestError
 
 __all__ = ["PathCheck", "checked_folder", "checking_paths", "open_local"]
 
@@ -116,10 +116,22 @@ def _open_failed(name: str, path: Path, real: Path, exc: OSError) -> IngestError
     return IngestError(f"{name}: cannot be read ({reason}); check the path")
 
 
+def refuse_non_path(path: object) -> None:
+    """A one-line ConfigError for a source that is no path at all (None, a
+    number, bytes): ``pathlib`` would stop with its own TypeError."""
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        hint = ": decode it with os.fsdecode()" if isinstance(path, bytes | os.PathLike) else ""
+        raise ConfigError(
+            "the source must be a path or an http(s) URL (a str or pathlib.Path), got "
+            f"{type(path).__name__}{hint}"
+        )
+
+
 @contextmanager
 def open_local(path: str | Path) -> Iterator[BinaryIO]:
     """The regular file at ``path``, opened as the module docstring says; every
     refusal is a one-line :class:`IngestError` (or what the block's check raises)."""
+    refuse_non_path(path)
     if isinstance(path, str) and _is_url(path.strip()):
         raise IngestError(
             f"{path.strip()} is a URL, and this reads a file: download it and pass the file path"

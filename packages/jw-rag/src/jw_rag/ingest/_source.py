@@ -17,8 +17,9 @@ decoded here (gzip or deflate) a MiB at a time, and stops at
 seconds in all, whichever comes first (a caller may set the size cap and the
 deadline for a block of code with :func:`fetch_limits`); an archive whose members would
 unpack to more than :data:`MAX_UNPACKED_BYTES`, or at a ratio above
-:data:`MAX_RATIO`, is refused before anything is unpacked
-(:func:`check_archive`).
+:data:`MAX_RATIO`, is refused before anything is unpacked, and one whose
+directory lists more than ``jw_core.MAX_ARCHIVE_MEMBERS`` members before it
+is read (:func:`check_archive`).
 
 Control characters: one rule for every source kind, applied where the text is
 decoded (:func:`clean_controls`), before any chunker or store sees it. C0
@@ -47,9 +48,10 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from jw_core import MAX_TEXT_BYTES as _MAX_TEXT_BYTES
+from jw_core import directory_problem
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest._http import AddressCheck, Deadline, DeadlinePassed, Hop, open_hop
-from jw_rag.ingest._local import open_local
+from jw_rag.ingest._local import open_local, refuse_non_path
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -208,7 +210,9 @@ def url_source_id(url: str) -> str:
 
 def refuse_empty_path(path: str | Path) -> None:
     """An empty path would name the current folder: refuse it (an unset variable
-    in a script must not ingest the folder the script runs in)."""
+    in a script must not ingest the folder the script runs in); what is not a
+    path at all (None, a number, bytes) is a one-line ConfigError naming it."""
+    refuse_non_path(path)
     if isinstance(path, str) and not path.strip():
         raise IngestError("the path is empty; pass a file, a folder or an http(s) URL")
 
@@ -223,14 +227,21 @@ def read_path(path: str | Path) -> Loaded:
             # sized by the file, not the cap: reading up to the cap at once would
             # reserve 256 MiB for a file of a few bytes (and a file that grows
             # meanwhile is still read up to the cap, then refused)
-            size = min(os.fstat(fh.fileno()).st_size, MAX_SOURCE_BYTES)
+            before = os.fstat(fh.fileno())
+            size = min(before.st_size, MAX_SOURCE_BYTES)
             data = fh.read(size + 1)
             if len(data) > size:
                 data += fh.read(MAX_SOURCE_BYTES + 1 - len(data))
+            after = os.fstat(fh.fileno())
         except OSError as exc:
             raise IngestError(
                 f"{p}: cannot be read ({exc.strerror or exc}); check its permissions"
             ) from exc
+    if len(data) <= MAX_SOURCE_BYTES and (before.st_size, before.st_mtime_ns) != (
+        after.st_size,
+        after.st_mtime_ns,
+    ):  # what was read may be part old, part new, or cut short
+        raise IngestError(f"{p} changed while it was being read; try again once it is settled")
     if len(data) > MAX_SOURCE_BYTES:
         raise IngestError(f"{p} is larger than {_mib(MAX_SOURCE_BYTES)}; split it before ingesting")
     return Loaded(data=data, name=str(p), path=p)
@@ -265,7 +276,12 @@ def _mib(n: int) -> str:
 def check_archive(data: bytes, name: str) -> None:
     """Refuse a ZIP archive that would unpack to more than
     :data:`MAX_UNPACKED_BYTES` or holds a member compressed more than
-    :data:`MAX_RATIO` times (a decompression bomb), from its directory alone."""
+    :data:`MAX_RATIO` times (a decompression bomb), from its directory alone;
+    one whose directory lists too many members before reading it
+    (:func:`jw_core.directory_problem`)."""
+    problem = directory_problem(io.BytesIO(data))
+    if problem is not None:
+        raise IngestError(f"{name} {problem}; it is not a publication this reads")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
@@ -523,6 +539,8 @@ _HTML_START = re.compile(
 
 
 def _zip_kind(data: bytes) -> str:
+    if directory_problem(io.BytesIO(data)) is not None:
+        return "zip"  # not opened: the kind's reader names the problem
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = set(zf.namelist())

@@ -145,8 +145,14 @@ def _read_book(loaded: Loaded):  # -> (ebooklib.epub.EpubBook, the OPF's folder)
                     return read_member(name)
                 except KeyError:
                     member = posixpath.normpath(name)
-                    if not reader.opf_file or member == posixpath.normpath(reader.opf_file):
+                    if not reader.opf_file:
                         raise
+                    if member == posixpath.normpath(reader.opf_file):
+                        raise IngestError(
+                            f"{loaded.name} is a broken EPUB (META-INF/container.xml names "
+                            f"the package document {shown_value(member)}, which the archive "
+                            "lacks); check the file"
+                        ) from None
                     missing.add(member)  # only a spine document's absence matters
                     return b""
 

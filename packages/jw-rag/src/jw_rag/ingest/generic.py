@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from jw_rag.errors import ConfigError, IngestError
+from jw_rag.ingest._local import refuse_non_path
 from jw_rag.ingest._source import is_url, refuse_empty_path
 from jw_rag.ingest.bible import parse_bible_chapter
 from jw_rag.ingest.folder import nothing_to_ingest
@@ -172,6 +173,7 @@ class KindIngest(Generic[R]):
         source_id: str | None = None,
         replace: bool = False,
     ) -> R:
+        refuse_non_path(source)
         if self._answer is _only and not is_url(source) and Path(source).expanduser().is_dir():
             raise IngestError(
                 f"{source} is a directory; pass one file or URL, or ingest(store, "

@@ -20,7 +20,7 @@ import dataclasses
 import hashlib
 import json
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,9 +33,10 @@ from jw_rag.chunkers.protocol import identity
 from jw_rag.errors import ConfigError, IngestError, shown_value
 from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
-from jw_rag.model import Chunk, Document, Span
+from jw_rag.model import Chunk, Document, Paragraph, Span
 from jw_rag.renames import renamed
 from jw_rag.store import SourceWrite, replace_sources
+from jw_rag.store._open import check_store
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, iter_passages, passages
 from jw_rag.windows import MAX_WINDOW_CHARS, is_window_size, with_window_units
@@ -254,6 +255,39 @@ def _check_window_chars(value: object) -> None:
         )
 
 
+def _checked_documents(docs: object) -> list[Document]:
+    """``docs`` as a list, when it is a sequence of :class:`Document` objects
+    whose ids are text and whose paragraphs are :class:`Paragraph` objects;
+    else a one-line ConfigError naming the first that is not."""
+    if isinstance(docs, Document):
+        raise ConfigError("docs must be a list of Document objects, got one Document: pass [doc]")
+    if isinstance(docs, str | bytes | bytearray | Mapping) or not isinstance(docs, Iterable):
+        raise ConfigError(f"docs must be a list of Document objects, got {type(docs).__name__}")
+    checked = docs if isinstance(docs, list) else list(docs)
+    for i, doc in enumerate(checked):
+        if not isinstance(doc, Document):
+            raise ConfigError(
+                f"docs[{i}] is a {type(doc).__name__}, not a Document: pass "
+                "Document(source_id, [Paragraph(text), ...]) (jw_rag.Document)"
+            )
+        if not isinstance(doc.source_id, str):
+            raise ConfigError(
+                f"docs[{i}].source_id must be a str, got {type(doc.source_id).__name__}"
+            )
+        if not isinstance(doc.paragraphs, list):
+            raise ConfigError(
+                f"docs[{i}].paragraphs must be a list of Paragraph objects, got "
+                f"{type(doc.paragraphs).__name__}"
+            )
+        for j, p in enumerate(doc.paragraphs):
+            if not isinstance(p, Paragraph):
+                raise ConfigError(
+                    f"docs[{i}].paragraphs[{j}] is a {type(p).__name__}, not a Paragraph: "
+                    "wrap each text as Paragraph(text) (jw_rag.Paragraph)"
+                )
+    return checked
+
+
 def ingest_documents(
     store: Store,
     docs: list[Document],
@@ -279,6 +313,8 @@ def ingest_documents(
     its documents with it, and listed there with the reason."""
     window_chars = renamed("ingest_documents()", "windows", windows, "window_chars", window_chars)
     _check_window_chars(window_chars)
+    check_store(store, "replace_sources")
+    docs = _checked_documents(docs)
     resolved = resolve_chunker(chunker)
     if window_chars is None:
         window_chars = units.window_chars
@@ -455,6 +491,11 @@ AUTO_LANGUAGE = "auto"
 def check_language(language: str | None) -> str | None:
     """The supported ISO code for ``language`` (``None`` for None or ``"auto"``,
     meaning: detect it); anything else is a one-line :class:`ConfigError`."""
+    if language is not None and not isinstance(language, str):
+        valid = ", ".join((*SUPPORTED_LANGUAGES, AUTO_LANGUAGE))
+        raise ConfigError(
+            f"language must be a str ({valid}) or None, got {type(language).__name__}"
+        )
     if language is None or language.strip().lower() == AUTO_LANGUAGE:
         return None
     code = normalize_language(language)
@@ -483,6 +524,8 @@ MAX_SOURCE_ID_CHARS = 4096
 def check_source_id(source_id: str) -> str:
     """``source_id`` when it is a usable id: not empty, one line, no control
     characters, at most :data:`MAX_SOURCE_ID_CHARS` characters."""
+    if not isinstance(source_id, str):
+        raise ConfigError(f"source_id must be a str, got {type(source_id).__name__}")
     if len(source_id) > MAX_SOURCE_ID_CHARS:
         raise ConfigError(
             f"source_id is {len(source_id):,} characters long; give an id of at most "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,17 @@ from jw_rag.store.sqlite_store import SQLiteStore
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder
 
-__all__ = ["POSTGRES_SCHEMES", "open_store"]
+__all__ = ["POSTGRES_SCHEMES", "check_store", "open_store"]
+
+
+def check_store(store: object, method: str) -> None:
+    """A one-line ConfigError when ``store`` is not a store (has no ``method``,
+    the one the caller uses), naming how to open one from a path or DSN."""
+    if not callable(getattr(store, method, None)):
+        raise ConfigError(
+            f"store must be an open store, got {type(store).__name__}: open one with "
+            "jw_rag.store.open_store(path or postgresql:// DSN)"
+        )
 
 
 def _postgres(dsn: str, embedder: Embedder | None, read_only: bool, create: bool) -> Store:
@@ -51,6 +62,11 @@ def open_store(
     of creating one.
     """
     loc = default_store() if location is None else location
+    if not isinstance(loc, str | os.PathLike) or isinstance(os.fspath(loc), bytes):
+        raise ConfigError(
+            "the store location must be a SQLite file path or a postgresql:// DSN (a str or "
+            f"pathlib.Path), got {type(loc).__name__}"
+        )
     if isinstance(loc, str) and is_postgres_dsn(loc):
         return _postgres(loc, embedder, read_only, create)
     text = str(loc)
