@@ -77,8 +77,7 @@ from jw_rag.errors import ConfigError, StaleIndexError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.segments import best_run, run_values
-from jw_rag.store import embed_chunks
-from jw_rag.store._open import check_store
+from jw_rag.store import check_store, embed_chunks
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.windows import members
 

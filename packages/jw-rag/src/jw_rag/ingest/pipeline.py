@@ -35,8 +35,7 @@ from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
 from jw_rag.model import Chunk, Document, Paragraph, Span
 from jw_rag.renames import renamed
-from jw_rag.store import SourceWrite, replace_sources
-from jw_rag.store._open import check_store
+from jw_rag.store import SourceWrite, check_store, replace_sources
 from jw_rag.store.protocol import Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules, iter_passages, passages
 from jw_rag.windows import MAX_WINDOW_CHARS, is_window_size, with_window_units

@@ -8,7 +8,7 @@ from jw_rag.store._base import before_writes
 from jw_rag.store._batch import replace_sources, write_one_at_a_time
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
-from jw_rag.store._open import open_store
+from jw_rag.store._open import check_store, open_store
 from jw_rag.store._pooling import embed_chunks
 from jw_rag.store._rows import embed_text
 from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite, Store
@@ -23,6 +23,7 @@ __all__ = [
     "SourceWrite",
     "Store",
     "before_writes",
+    "check_store",
     "embed_chunks",
     "embed_text",
     "open_store",
