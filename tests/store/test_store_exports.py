@@ -18,6 +18,7 @@ def test_exported_members() -> None:
         "SourceWrite",
         "Store",
         "before_writes",
+        "check_store",
         "embed_chunks",
         "embed_text",
         "open_store",
