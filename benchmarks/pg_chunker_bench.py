@@ -27,27 +27,22 @@ from jw_eval.bench.chunker_bench import BenchOptions, run_chunker_bench
 from jw_rag.embed.protocol import Embedder
 from jw_rag.store import Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import store_scale  # noqa: E402  (the sibling module: one way to make a benchmark database)
+
 __all__ = ["main"]
 
 BUDGETS = ("ndcg@2000c", "ndcg@4000c")
 
 
 def _pg_factory(admin_dsn: str) -> Callable[[Path, Embedder], Store]:
-    import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
     from jw_rag.store.postgres import PostgresStore
 
     counter = itertools.count(1)
 
     def factory(_path: Path, embedder: Embedder) -> Store:
-        name = f"jw_pg_bench_{next(counter)}"
-        with psycopg.connect(admin_dsn, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-            conn.execute(f"CREATE DATABASE {name}")
-        parts = conninfo_to_dict(admin_dsn)
-        parts["dbname"] = name
-        return PostgresStore(make_conninfo(**parts), embedder)
+        dsn = store_scale._pg_database(admin_dsn, f"jw_pg_bench_{next(counter)}", fresh=True)
+        return PostgresStore(dsn, embedder)
 
     return factory
 
