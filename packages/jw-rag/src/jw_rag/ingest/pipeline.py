@@ -175,15 +175,17 @@ def chunk_document(
 
 
 def chunk_documents(
-    docs: list[Document],
+    docs: Iterable[Document],
     *,
     chunker: ChunkerArg = None,
     skipped: list[SkippedFile] | None = None,
 ) -> list[tuple[Document, list[Chunk]]]:
-    """Each document with the chunks :func:`chunk_document` gives it. With a
-    ``skipped`` list, a file one of whose documents cannot be chunked is left
+    """Each document with the chunks :func:`chunk_document` gives it (``docs``:
+    a list, tuple or generator, read once, as :func:`ingest_documents` takes it).
+    With a ``skipped`` list, a file one of whose documents cannot be chunked is left
     out, all its documents with it, and listed there with the reason, as
     :func:`ingest_documents` does; without it, the first failure raises."""
+    docs = _checked_documents(docs)
     resolved = resolve_chunker(chunker)
     if skipped is None:
         return [(doc, chunk_document(doc, chunker=resolved)) for doc in docs]
@@ -255,7 +257,7 @@ def _check_window_chars(value: object) -> None:
 
 
 def _checked_documents(docs: object) -> list[Document]:
-    """``docs`` as a list, when it is a sequence of :class:`Document` objects
+    """``docs`` as a list, when it is an iterable of :class:`Document` objects
     whose ids are text and whose paragraphs are :class:`Paragraph` objects;
     else a one-line ConfigError naming the first that is not."""
     if isinstance(docs, Document):
@@ -289,7 +291,7 @@ def _checked_documents(docs: object) -> list[Document]:
 
 def ingest_documents(
     store: Store,
-    docs: list[Document],
+    docs: Iterable[Document],
     *,
     chunker: ChunkerArg = None,
     replace: bool = False,
@@ -300,6 +302,9 @@ def ingest_documents(
 ) -> list[IngestResult]:
     """Chunk every document first, then replace every source in one transaction
     (all stored or none; unchanged ones skipped, see :func:`jw_rag.store.replace_sources`).
+    ``docs`` is any iterable of documents (a list, a tuple, a generator), read
+    whole before the store is touched: when it raises midway, nothing is stored,
+    not even the documents it gave before.
 
     A source id already stored from another origin (another file or URL) is
     refused unless ``replace``, and documents that would share an id are told
