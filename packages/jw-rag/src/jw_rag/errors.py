@@ -44,6 +44,7 @@ __all__ = [
     "StaleIndexError",
     "StoreError",
     "capped_line",
+    "check_flag",
     "error_line",
     "extra_hint",
     "install_command",
@@ -88,6 +89,15 @@ def shown_value(value: object, limit: int = SHOWN_CHARS) -> str:
         return f"<an integer of about {int(value.bit_length() * 0.30103) + 1} digits>"
     text = repr(value)
     return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` when it is a bool; else a one-line :class:`ConfigError` naming
+    the argument ``name`` (``"no"``, ``0`` or ``None`` are not taken for False:
+    a string is always true, so it would turn the flag on)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} must be True or False, got {shown_value(value)}")
+    return value
 
 
 def install_command(extra: str) -> str:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from jw_rag.chunk_ids import unit_id
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, check_flag
 from jw_rag.model import EXTRA_UNIT_KEY, PARAGRAPH_SEPARATOR, Chunk, Paragraph, Span, rebuild_text
 
 __all__ = [
@@ -141,6 +141,7 @@ def iter_window_units(
     so a store that writes in batches holds only the windows of one batch."""
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
         raise ConfigError(f"window max_chars must be an integer >= 0, got {max_chars!r}")
+    check_flag("pooled", pooled)
     return _windows([c for c in chunks if "span" in c.metadata and not is_window(c)],
                     paragraphs, max_chars, pooled)  # fmt: skip
 
@@ -162,6 +163,7 @@ def with_window_units(
     out, and only the chunks a window still being made can reach are held."""
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
         raise ConfigError(f"window max_chars must be an integer >= 0, got {max_chars!r}")
+    check_flag("pooled", pooled)
     sizes = [max_chars, *([wide_chars] if wide_chars and wide_chars != max_chars else [])]
     return _Windower(sizes, paragraphs, pooled).run(chunks)
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from jw_rag.chunkers.protocol import Chunker
 from jw_rag.defaults import DEFAULT_CHUNKER
-from jw_rag.errors import ConfigError, shown_value
+from jw_rag.errors import ConfigError, check_flag, shown_value
 
 __all__ = [
     "DEFAULT_CHUNKER",
@@ -50,6 +50,7 @@ _plugins_loaded = False
 
 def register_chunker(name: str, factory: Factory, *, replace: bool = False) -> None:
     """Make ``get_chunker(name)`` build chunkers with ``factory(**kwargs)``."""
+    check_flag("replace", replace)
     if not name or not name.replace("-", "").replace("_", "").isalnum():
         raise ConfigError(f"invalid chunker name {name!r}: use letters, digits, '-' or '_'")
     if name in _REGISTRY and not replace and _REGISTRY[name] is not factory:

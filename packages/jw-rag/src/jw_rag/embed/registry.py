@@ -31,7 +31,7 @@ from jw_rag.embed.openai_compat import DEFAULT_OPENAI_MODEL, OpenAIEmbedder
 from jw_rag.embed.protocol import Embedder
 from jw_rag.embed.sentence_transformer import DEFAULT_ST_MODEL, SentenceTransformerEmbedder
 from jw_rag.embed.use import USEEmbedder
-from jw_rag.errors import ConfigError
+from jw_rag.errors import ConfigError, check_flag
 
 __all__ = [
     "DEFAULT_EMBEDDER",
@@ -122,6 +122,7 @@ def get_embedder(name: str | None = None, *, cache: bool = True, **kwargs: Any) 
     :class:`EmbeddingCache`. Nothing is loaded or contacted until the first ``embed``.
     An unknown name raises :class:`~jw_rag.errors.ConfigError` (a ``ValueError``).
     """
+    check_flag("cache", cache)
     chosen = name if name is not None else (os.environ.get(ENV_VAR) or DEFAULT_EMBEDDER)
     chosen = chosen.strip()
     kind, sep, arg = chosen.partition(":")

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from jw_rag.errors import IngestError
+from jw_rag.errors import IngestError, check_flag
 from jw_rag.ingest.loader import SkippedFile, load_folder
 from jw_rag.ingest.pipeline import (
     ChunkerArg,
@@ -89,6 +89,8 @@ def ingest_folder(
     """Read every file below ``folder`` first (see the module docstring for
     ``skip_bad``), then chunk and store the documents (``chunker``, ``language``
     and ``replace`` as in :func:`~jw_rag.ingest.ingest_documents`)."""
+    check_flag("replace", replace)
+    check_flag("skip_bad", skip_bad)
     check_language(language)
     docs, skipped = load_folder(folder, kind=kind, skip_bad=skip_bad)
     if not docs:

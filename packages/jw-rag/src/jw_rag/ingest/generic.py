@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from jw_rag.errors import ConfigError, IngestError
+from jw_rag.errors import ConfigError, IngestError, check_flag
 from jw_rag.ingest._local import refuse_non_path
 from jw_rag.ingest._source import is_url, refuse_empty_path
 from jw_rag.ingest.bible import parse_bible_chapter
@@ -79,6 +79,7 @@ def load_kind(
     """Every document of ``source`` read as ``kind`` (with the caller's
     ``language``) and, with ``skip_bad`` (a folder), the files left out; a kind
     that stores its files itself (``backup``) is refused: use :func:`ingest`."""
+    check_flag("skip_bad", skip_bad)
     chosen = source_kind(kind)
     chosen.check_options(source_id=source_id, replace=False, skip_bad=skip_bad, called=kind)
     check_language(language)
@@ -119,6 +120,8 @@ def ingest(
     prefix); ``replace`` lets a source replace a stored one of the same id
     that came from elsewhere; ``skip_bad`` (a folder) leaves out the files
     that cannot be read, as :func:`jw_rag.ingest.ingest_folder` does."""
+    check_flag("replace", replace)
+    check_flag("skip_bad", skip_bad)
     chosen = source_kind(kind)
     chosen.check_options(source_id=source_id, replace=replace, skip_bad=skip_bad, called=kind)
     if chosen.ingest_file is not None:
@@ -173,6 +176,7 @@ class KindIngest(Generic[R]):
         source_id: str | None = None,
         replace: bool = False,
     ) -> R:
+        check_flag("replace", replace)
         refuse_non_path(source)
         if self._answer is _only and not is_url(source) and Path(source).expanduser().is_dir():
             raise IngestError(
@@ -208,6 +212,7 @@ def ingest_bible_chapter(
 ) -> IngestResult:
     """``ingest(store, "bible", ...)``; ``book`` and ``chapter`` name a chapter
     whose page does not carry them."""
+    check_flag("replace", replace)
     if book is None and chapter is None:
         return _bible(
             store, url_or_path, chunker=chunker, language=language, source_id=source_id,

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from jw_rag.errors import ConfigError, IngestError
+from jw_rag.errors import ConfigError, IngestError, check_flag
 from jw_rag.ingest._identity import DEFAULT_ID_KEY, refuse_raw_name
 from jw_rag.ingest._left_out import (
     LeftOut,
@@ -243,6 +243,7 @@ def load_folder(
     bad file raises its one-line :class:`IngestError`; with it, each bad file
     (unreadable, empty, not UTF-8, broken, a bomb, too big...) is left out and
     listed with the reason, and the others are read."""
+    check_flag("skip_bad", skip_bad)
     kind = _check_kind(kind)
     refuse_empty_path(folder)
     root = checked_folder(folder)

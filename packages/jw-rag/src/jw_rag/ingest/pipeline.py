@@ -30,7 +30,7 @@ from jw_rag.chunk_ids import link_in_order, span_id
 from jw_rag.chunkers import Chunker, get_chunker
 from jw_rag.chunkers.base import ChunkerBase
 from jw_rag.chunkers.protocol import identity
-from jw_rag.errors import ConfigError, IngestError, shown_value
+from jw_rag.errors import ConfigError, IngestError, check_flag, shown_value
 from jw_rag.ingest._identity import settle_source_ids
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
 from jw_rag.model import Chunk, Document, Paragraph, Span
@@ -316,6 +316,7 @@ def ingest_documents(
     whose documents cannot be chunked (no text to index...) is left out, all
     its documents with it, and listed there with the reason."""
     window_chars = renamed("ingest_documents()", "windows", windows, "window_chars", window_chars)
+    check_flag("replace", replace)
     _check_window_chars(window_chars)
     check_store(store, "replace_sources")
     docs = _checked_documents(docs)
@@ -465,6 +466,7 @@ def ingest_document(
     ``replace``, ``window_chars`` and ``units`` as in :func:`ingest_documents`;
     ``windows`` is the old name of ``window_chars``, kept for one release)."""
     window_chars = renamed("ingest_document()", "windows", windows, "window_chars", window_chars)
+    check_flag("replace", replace)
     return ingest_documents(
         store, [doc], chunker=chunker, replace=replace, window_chars=window_chars, units=units
     )[0]
@@ -480,6 +482,7 @@ def ingest_parsed(
     replace: bool = False,
 ) -> IngestResult:
     """:func:`ingest_document` after applying the caller's language and source id."""
+    check_flag("replace", replace)
     return ingest_document(
         store,
         with_source_id(with_language(doc, language), source_id),

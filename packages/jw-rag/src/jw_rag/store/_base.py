@@ -26,7 +26,14 @@ import numpy.typing as npt
 
 from jw_rag.defaults import SEARCH_MODES
 from jw_rag.embed.protocol import embed_queries
-from jw_rag.errors import ConfigError, EmbeddingError, IngestError, StoreError, shown_value
+from jw_rag.errors import (
+    ConfigError,
+    EmbeddingError,
+    IngestError,
+    StoreError,
+    check_flag,
+    shown_value,
+)
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter
 from jw_rag.store._fusion import reciprocal_rank_fusion
@@ -161,6 +168,7 @@ def _check_write(write: SourceWrite) -> str:
             f"{type(write).__name__} in it: pass [SourceWrite(source_id, chunks, ...), ...] "
             "(jw_rag.store.SourceWrite)"
         )
+    check_flag(f"SourceWrite({write.source_id!r}).keep_origin", write.keep_origin)
     for p in write.parents:
         _belongs(p, write.source_id)
     check_unique(write.parents, "parent")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jw_rag.config import POSTGRES_SCHEMES, default_store, existing_store, is_postgres_dsn
-from jw_rag.errors import ConfigError, StoreError
+from jw_rag.errors import ConfigError, StoreError, check_flag
 from jw_rag.store.protocol import Store
 from jw_rag.store.sqlite_store import SQLiteStore
 
@@ -61,6 +61,8 @@ def open_store(
     (a missing SQLite file, a database without the store's tables) instead
     of creating one.
     """
+    check_flag("read_only", read_only)
+    check_flag("create", create)
     loc = default_store() if location is None else location
     if not isinstance(loc, str | os.PathLike) or isinstance(os.fspath(loc), bytes):
         raise ConfigError(

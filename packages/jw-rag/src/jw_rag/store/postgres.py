@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from jw_rag.errors import ConfigError, JwRagWarning, MissingDependencyError, StoreError
+from jw_rag.errors import (
+    ConfigError,
+    JwRagWarning,
+    MissingDependencyError,
+    StoreError,
+    check_flag,
+)
 from jw_rag.model import Chunk
 from jw_rag.store._base import (
     HYBRID_DEPTH,
@@ -277,6 +283,8 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         read_only: bool = False,
         create: bool = True,
     ) -> None:
+        check_flag("read_only", read_only)
+        check_flag("create", create)
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ConfigError(f"pool_size must be a positive integer, got {pool_size!r}")
         if ef_search is not None and (

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag._wal import enable_wal
-from jw_rag.errors import ConfigError, StoreError
+from jw_rag.errors import ConfigError, StoreError, check_flag
 from jw_rag.model import Chunk
 from jw_rag.store._base import (
     HYBRID_DEPTH,
@@ -103,6 +103,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         exact_below: int = DEFAULT_EXACT_BELOW,
         create: bool = True,
     ) -> None:
+        check_flag("read_only", read_only)
+        check_flag("create", create)
         if isinstance(exact_below, bool) or not isinstance(exact_below, int) or exact_below < 0:
             raise ConfigError(
                 f"exact_below must be a non-negative integer (a number of vectors), got {exact_below!r}"
