@@ -18,6 +18,7 @@ def test_exported_members() -> None:
         "SourceWrite",
         "Store",
         "before_writes",
+        "check_search",
         "check_store",
         "embed_chunks",
         "embed_text",

@@ -77,7 +77,7 @@ from jw_rag.errors import ConfigError, StaleIndexError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.renames import renamed, warn_renamed
 from jw_rag.segments import best_run, run_values
-from jw_rag.store import check_store, embed_chunks
+from jw_rag.store import check_search, check_store, embed_chunks
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.windows import members
 
@@ -179,7 +179,11 @@ def retrieve(
     if isinstance(query, str) and not query.strip():
         # a blank query would rank every chunk against nothing: arbitrary hits
         raise ConfigError("the query is empty: give words to search for")
-    hits = store.search(query, search_depth(k) if k else 0, mode=mode, filters=filters)
+    depth = search_depth(k) if k else 0
+    # every argument is checked before the store searches (embeds the query...)
+    check_search(query, depth, mode, filters)
+    _expansion(expand, query, reach, max_parents, max_context_tokens)
+    hits = store.search(query, depth, mode=mode, filters=filters)
     return expand_hits(
         store,
         hits,
@@ -208,27 +212,7 @@ def expand_hits(
     (at most ``limit``, see :class:`Delivery`). ``"segment"`` and ``"relevant"``
     need the ``query``; ``reach`` as in :func:`retrieve` (``window``: its old name)."""
     reach = renamed("expand_hits()", "window", window, "reach", reach)
-    if expand is not None and not isinstance(expand, str):
-        raise ConfigError(
-            f"expand must be one of {', '.join(EXPANSIONS)} (or None), got {type(expand).__name__}"
-        )
-    mode = (expand or "none").lower()
-    if mode not in EXPANSIONS:
-        raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
-    reach = _REACH.get(mode, 1) if reach is None else reach
-    _check_reach(reach)
-    if isinstance(max_parents, bool) or not isinstance(max_parents, int) or max_parents < 1:
-        raise ConfigError(f"max_parents must be a whole number >= 1, got {max_parents!r}")
-    if max_context_tokens is not None and (
-        isinstance(max_context_tokens, bool)
-        or not isinstance(max_context_tokens, int)
-        or max_context_tokens < 0
-    ):
-        raise ConfigError(
-            f"max_context_tokens must be a whole number >= 0 or None, got {max_context_tokens!r}"
-        )
-    if mode in ("segment", "relevant") and query is None:
-        raise ConfigError(f"expand={mode!r} needs the query: pass query= (retrieve does)")
+    mode, reach = _expansion(expand, query, reach, max_parents, max_context_tokens)
     if not hits:
         return Delivery()
     known = _Known(store, hits)
@@ -252,6 +236,35 @@ def expand_hits(
     parented = [g is not core for g, core in zip(groups, cores, strict=True)]
     units = (max_parents, parented) if mode == "parent" else None
     return _deliver(hits, reps, cores, groups, max_context_tokens, units, limit)
+
+
+def _expansion(
+    expand: object, query: object, reach: object, max_parents: object, max_context_tokens: object
+) -> tuple[str, int]:
+    """``(mode, reach)`` for the expansion options of :func:`expand_hits` (the
+    default reach filled in), each checked: a one-line ConfigError otherwise."""
+    if expand is not None and not isinstance(expand, str):
+        raise ConfigError(
+            f"expand must be one of {', '.join(EXPANSIONS)} (or None), got {type(expand).__name__}"
+        )
+    mode = (expand or "none").lower()
+    if mode not in EXPANSIONS:
+        raise ConfigError(f"unknown expansion {expand!r}: use one of {', '.join(EXPANSIONS)}")
+    reach = _REACH.get(mode, 1) if reach is None else reach
+    _check_reach(reach)
+    if isinstance(max_parents, bool) or not isinstance(max_parents, int) or max_parents < 1:
+        raise ConfigError(f"max_parents must be a whole number >= 1, got {max_parents!r}")
+    if max_context_tokens is not None and (
+        isinstance(max_context_tokens, bool)
+        or not isinstance(max_context_tokens, int)
+        or max_context_tokens < 0
+    ):
+        raise ConfigError(
+            f"max_context_tokens must be a whole number >= 0 or None, got {max_context_tokens!r}"
+        )
+    if mode in ("segment", "relevant") and query is None:
+        raise ConfigError(f"expand={mode!r} needs the query: pass query= (retrieve does)")
+    return mode, reach  # type: ignore[return-value]
 
 
 def _check_reach(reach: object) -> None:

@@ -4,7 +4,7 @@
 the embedded default (one file, no server).
 """
 
-from jw_rag.store._base import before_writes
+from jw_rag.store._base import before_writes, check_search
 from jw_rag.store._batch import replace_sources, write_one_at_a_time
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
@@ -23,6 +23,7 @@ __all__ = [
     "SourceWrite",
     "Store",
     "before_writes",
+    "check_search",
     "check_store",
     "embed_chunks",
     "embed_text",

@@ -35,7 +35,7 @@ from jw_rag.errors import (
     shown_value,
 )
 from jw_rag.model import Chunk
-from jw_rag.store._filters import SqlFilter
+from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._fusion import reciprocal_rank_fusion
 from jw_rag.store._pooling import PooledMembers
 from jw_rag.store._rows import (
@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the embed package is only needed for its types here
 
 __all__ = [
     "HYBRID_DEPTH",
+    "check_search",
     "Counts",
     "Ranked",
     "SourceRow",
@@ -241,6 +242,16 @@ def _check_search(query: Any, k: Any, mode: Any) -> None:
         check_text(query, "the query")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
         raise ConfigError(f"k must be an integer from 0 to {MAX_SEARCH_K}, got {k!r}")
+
+
+def check_search(
+    query: Any, k: Any, mode: Any = "dense", filters: Mapping[str, Any] | None = None
+) -> None:
+    """A one-line :class:`ConfigError` for an argument :meth:`StoreCore.search`
+    would refuse (mode, query, ``k``, filter keys and values), checked without
+    a store: a caller that does work before its search checks them first."""
+    _check_search(query, k, mode)
+    parse_filters(filters)
 
 
 def _check_ids(ids: Any) -> list[str]:
