@@ -44,7 +44,7 @@ from jw_rag.retrieve import MAX_K, search_depth
 from jw_rag.store import SourceWrite, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules
-from jw_rag.windows import MAX_WINDOW_CHARS, is_window, with_window_units
+from jw_rag.windows import MAX_WINDOW_CHARS, is_window, is_window_size, with_window_units
 
 __all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
 
@@ -66,6 +66,12 @@ class BenchConfig:
     units: UnitRules = DEFAULT_UNITS
 
     def __post_init__(self) -> None:
+        # a value of the wrong type (a str, a float, a bool) is named in one line:
+        # compared as a number it raised TypeError, or passed (nan, True, 100.0)
+        if isinstance(self.k, bool) or not isinstance(self.k, int):
+            raise ConfigError(
+                f"k must be a whole number from 1 to {MAX_K}, got {shown_value(self.k)}"
+            )
         if self.k < 1:
             raise ConfigError(f"k must be >= 1, got {self.k}")
         if self.k > MAX_K:  # the store would be asked for search_depth(k) hits: say k
@@ -76,10 +82,22 @@ class BenchConfig:
             )
         if self.expand not in EXPANSIONS:
             raise ConfigError(f"unknown expansion {self.expand!r}: use {', '.join(EXPANSIONS)}")
-        if not 0 <= self.window_chars <= MAX_WINDOW_CHARS:
+        if not is_window_size(self.window_chars):
             raise ConfigError(
                 f"window_chars must be a size in characters from 0 to {MAX_WINDOW_CHARS} "
                 f"(0: none), got {shown_value(self.window_chars)}"
+            )
+        budgets = self.budgets
+        if not isinstance(budgets, tuple | list) or not all(
+            isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in budgets
+        ):
+            raise ConfigError(
+                "budgets must be a tuple of whole numbers of characters >= 1, such as "
+                f"(2000, 4000), got {shown_value(budgets)}"
+            )
+        if not isinstance(self.units, UnitRules):
+            raise ConfigError(
+                f"units must be a jw_rag.units.UnitRules, got {type(self.units).__name__}"
             )
 
     @property
