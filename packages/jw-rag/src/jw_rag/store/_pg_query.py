@@ -55,18 +55,19 @@ def query_configs(query: str) -> list[str]:
 #: ranking has no inverse document frequency to weigh them down: with them, a
 #: full-text search ranked every chunk of a large store, chunks dense with stop
 #: words first. A query of stop words alone ("to be or not to be") keeps them
-#: all: it has nothing else to match.
+#: all: it has nothing else to match. Each token is folded once and its folded
+#: form stemmed once (``f`` and ``s``; ``OFFSET 0`` keeps the planner from
+#: copying the expression back into each of its uses).
 TSQUERY_SQL = """
 tokens AS (
-  SELECT t.*, t.lexemes = '{}' OR COALESCE(t.folded_stems = ''::tsvector, false) AS stop
-  FROM (
-    SELECT cfg.c, d.lexemes, jw_fold(d.token) AS folded,
-           CASE WHEN d.token <> jw_fold(d.token) THEN to_tsvector(cfg.c, jw_fold(d.token)) END
-             AS folded_stems
-    FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
-         LATERAL ts_debug(cfg.c, %(q)s) AS d
-    WHERE d.lexemes IS NOT NULL
-  ) AS t
+  SELECT cfg.c, d.lexemes, f.folded, s.folded_stems,
+         d.lexemes = '{}' OR COALESCE(s.folded_stems = ''::tsvector, false) AS stop
+  FROM unnest(%(cfgs)s::regconfig[]) AS cfg (c),
+       LATERAL ts_debug(cfg.c, %(q)s) AS d,
+       LATERAL (SELECT jw_fold(d.token) AS folded OFFSET 0) AS f,
+       LATERAL (SELECT CASE WHEN d.token <> f.folded THEN to_tsvector(cfg.c, f.folded) END
+                  AS folded_stems OFFSET 0) AS s
+  WHERE d.lexemes IS NOT NULL
 ),
 stop_stems AS (
   SELECT DISTINCT k.c, s.lexeme
