@@ -118,13 +118,20 @@ def vanished_sources(store: Store, folder: str | Path) -> list[Vanished]:
     way to it followed, as an origin is recorded) that is no longer a file
     there, ordered by id; nothing is deleted (``store.delete_source`` does)."""
     root = Path(folder).expanduser().resolve().as_posix().rstrip("/") + "/"
+    below = getattr(store, "sources_below", None)
+    pairs = below(root) if callable(below) else _origins_below(store, root)
+    return [Vanished(sid, origin) for sid, origin in pairs if not os.path.isfile(origin)]
+
+
+def _origins_below(store: Store, root: str) -> list[tuple[str, str]]:
+    """``Store.sources_below`` for a store without it: each source's row read."""
     found = []
     for source_id in sorted(store.stats()["per_source"]):
         row = store.get_source(source_id) or {}
         meta = row.get("metadata") or {}
         origin = meta.get("origin") if isinstance(meta, dict) else None
-        if isinstance(origin, str) and origin.startswith(root) and not os.path.isfile(origin):
-            found.append(Vanished(source_id, origin))
+        if isinstance(origin, str) and origin.startswith(root):
+            found.append((source_id, origin))
     return found
 
 

@@ -420,6 +420,10 @@ class StoreCore(ABC, Generic[ConnT]):
         """The languages the source's chunks record (:func:`languages_sql`)."""
 
     @abstractmethod
+    def _origins_below(self, conn: ConnT, root: str) -> list[tuple[str, str]]:
+        """``(source_id, origin)`` of the sources :meth:`sources_below` gives, in any order."""
+
+    @abstractmethod
     def _source_ids(self, conn: ConnT, ids: list[str] | None) -> list[str]:
         """The stored source ids among ``ids`` (``None``: every stored source id)."""
 
@@ -723,6 +727,16 @@ class StoreCore(ABC, Generic[ConnT]):
         _check_source_id(source_id)
         with self._reading() as conn:
             return self._source_languages(conn, source_id)
+
+    def sources_below(self, root: str) -> list[tuple[str, str]]:
+        """``(source_id, origin)`` of every source with chunks whose recorded
+        origin (``source_metadata["origin"]``, a string: the file or URL it was
+        read from) starts with ``root``, ordered by id: one query (on
+        PostgreSQL, served by an index on the origin), not one per source."""
+        if not isinstance(root, str) or not root:
+            raise ConfigError(f"root must be a non-empty str, got {shown_value(root)}")
+        with self._reading() as conn:
+            return sorted(self._origins_below(conn, root))
 
     def matching_sources(self, source_id: str) -> list[str]:
         """The stored source ids ``source_id`` names: itself when it is stored

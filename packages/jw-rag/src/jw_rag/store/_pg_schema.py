@@ -25,6 +25,7 @@ __all__ = [
     "LOCK_SCHEMA",
     "SCHEMA_VERSION",
     "TS_CONFIGS",
+    "add_indexes",
     "check_exists",
     "check_readable",
     "prepare",
@@ -108,6 +109,17 @@ _V1 = [
     "CREATE TABLE jw_meta (key text PRIMARY KEY, value text NOT NULL)",
 ]
 
+#: Indexes added to the current schema after it was first released, by name:
+#: a writer creates those a store lacks (:func:`add_indexes`). Each serves a
+#: query that gives the same rows without it, so a store without one (opened
+#: only for reading, or by a user who may not create indexes) works as well,
+#: and an older jw-rag keeps working with a store that has it.
+ADDED_INDEXES: dict[str, str] = {
+    # the sources read from files below a folder (Store.sources_below: LIKE 'root%')
+    "jw_sources_by_origin": "CREATE INDEX IF NOT EXISTS jw_sources_by_origin "
+    "ON jw_sources ((metadata ->> 'origin') text_pattern_ops)",
+}
+
 #: Migration statements by the version they bring the database to.
 _MIGRATIONS: dict[int, list[str]] = {1: _V1}
 SCHEMA_VERSION = max(_MIGRATIONS)
@@ -161,6 +173,30 @@ def check_readable(conn: psycopg.Connection, where: str) -> int:
             f"{SCHEMA_VERSION}: open it once for writing (jw rag ingest) to update it"
         )
     return version
+
+
+def _missing_indexes(conn: psycopg.Connection) -> list[str]:
+    return [
+        name
+        for name in ADDED_INDEXES
+        if (conn.execute("SELECT to_regclass(%s) IS NULL", (name,)).fetchone() or (True,))[0]
+    ]
+
+
+def add_indexes(conn: psycopg.Connection) -> None:
+    """Create the :data:`ADDED_INDEXES` the store lacks (serialised between
+    processes by the schema's advisory lock); a user who may not create them
+    goes without (the queries they serve give the same rows)."""
+    if not _missing_indexes(conn):
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_SCHEMA,))
+        for name in _missing_indexes(conn):  # another process may have made them meanwhile
+            try:
+                with conn.transaction():  # a savepoint: a refusal leaves the others to make
+                    conn.execute(ADDED_INDEXES[name])
+            except psycopg.errors.InsufficientPrivilege:
+                pass
 
 
 def prepare(conn: psycopg.Connection, where: str) -> int:

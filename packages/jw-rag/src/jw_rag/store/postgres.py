@@ -56,6 +56,7 @@ from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vecto
 from jw_rag.store._pg_schema import (
     LOCK_DIMENSION,
     SCHEMA_VERSION,
+    add_indexes,
     check_exists,
     check_readable,
     prepare,
@@ -115,6 +116,15 @@ _SIZE_TTL_S = 30.0
 _BATCH = 1000
 _SOURCE_SQL = source_sql("jw_", "%s")
 _LANGUAGES_SQL = languages_sql("jw_", "%s")
+#: The sources with chunks (rows other than units) whose origin is a string
+#: starting with a prefix: ``%(pattern)s`` is the prefix LIKE-escaped, then ``%``.
+_ORIGINS_BELOW_SQL = (
+    "SELECT s.source_id, s.metadata ->> 'origin' FROM jw_sources AS s "
+    "WHERE (s.metadata ->> 'origin') LIKE %(pattern)s "
+    "AND jsonb_typeof(s.metadata -> 'origin') = 'string' "
+    "AND EXISTS (SELECT FROM jw_chunks AS c WHERE c.source_id = s.source_id "
+    "AND (c.chunker IS NULL OR c.chunker <> ALL(%(units)s)))"
+)
 _COLUMNS = (
     "id, source_id, ord, text, metadata, language, chunker, chunker_version, parent_id, "
     "ts_config, embedding"
@@ -313,6 +323,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                         if not create:
                             check_exists(conn, self.where)
                         prepare(conn, self.where)
+                        add_indexes(conn)
                     graph = self._record_graph(conn, hnsw_m, hnsw_ef_construction, self.where)
                     versions = conn.execute(
                         "SELECT e.extversion, a.default_version FROM pg_extension e "
@@ -743,6 +754,14 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             return [r[0] for r in conn.execute("SELECT source_id FROM jw_sources")]
         sql = "SELECT source_id FROM jw_sources WHERE source_id = ANY(%s)"
         return [r[0] for r in conn.execute(sql, (ids,))] if ids else []
+
+    def _origins_below(self, conn: psycopg.Connection, root: str) -> list[tuple[str, str]]:
+        # LIKE on a prefix is served by jw_sources_by_origin (text_pattern_ops)
+        pattern = root.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = conn.execute(
+            _ORIGINS_BELOW_SQL, {"pattern": pattern, "units": list(unit_kinds(self._meta(conn)))}
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
 
     def _source_languages(self, conn: psycopg.Connection, source_id: str) -> list[str]:
         return [row[0] for row in conn.execute(_LANGUAGES_SQL, (source_id,)).fetchall()]

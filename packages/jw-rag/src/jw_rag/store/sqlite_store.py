@@ -412,6 +412,17 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         sql = f"SELECT source_id FROM sources WHERE source_id IN ({marks})"
         return [r[0] for r in conn.execute(sql, ids)] if ids else []
 
+    def _origins_below(self, conn: sqlite3.Connection, root: str) -> list[tuple[str, str]]:
+        units = _json_list(list(unit_kinds(self._meta(conn))))
+        return conn.execute(
+            "SELECT s.source_id, json_extract(s.metadata, '$.origin') FROM sources AS s "
+            "WHERE json_type(s.metadata, '$.origin') = 'text' "
+            "AND substr(json_extract(s.metadata, '$.origin'), 1, length(?1)) = ?1 "
+            "AND EXISTS (SELECT 1 FROM chunks AS c WHERE c.source_id = s.source_id "
+            f"AND (c.chunker IS NULL OR c.chunker NOT {_IN_JSON.replace('?', '?2')}))",
+            (root, units),
+        ).fetchall()
+
     def _source_languages(self, conn: sqlite3.Connection, source_id: str) -> list[str]:
         return [row[0] for row in conn.execute(_LANGUAGES_SQL, (source_id,)).fetchall()]
 
