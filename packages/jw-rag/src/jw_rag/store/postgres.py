@@ -26,6 +26,18 @@ import numpy as np
 import numpy.typing as npt
 
 from jw_rag.errors import ConfigError, JwRagWarning, MissingDependencyError, StoreError
+
+# Before the modules that import psycopg themselves, so that a missing
+# driver is named with its extra, not as an unexpected ModuleNotFoundError.
+try:
+    import psycopg
+    from psycopg import conninfo as _conninfo
+    from psycopg_pool import ConnectionPool
+except ModuleNotFoundError as _exc:
+    raise MissingDependencyError(
+        _exc.name or "psycopg", "postgres", "the PostgreSQL store"
+    ) from None
+
 from jw_rag.model import Chunk
 from jw_rag.store._base import (
     HYBRID_DEPTH,
@@ -56,15 +68,6 @@ from jw_rag.store._pg_schema import (
     ts_config,
 )
 from jw_rag.store._rows import ChunkRow, dump_metadata, unit_kinds
-
-try:
-    import psycopg
-    from psycopg import conninfo as _conninfo
-    from psycopg_pool import ConnectionPool
-except ModuleNotFoundError as _exc:  # pragma: no cover - depends on the installed extras
-    raise MissingDependencyError(
-        _exc.name or "psycopg", "postgres", "the PostgreSQL store"
-    ) from None
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
