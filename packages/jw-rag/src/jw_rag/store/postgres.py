@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import unicodedata
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -234,6 +235,17 @@ def _reads_only(conn: psycopg.Connection) -> None:
     ``options``: options the DSN does not carry (``$PGOPTIONS``, a service
     file's) would be replaced by the ones given, a ``search_path`` with them."""
     conn.read_only = True
+
+
+def _both_forms(query: str) -> str:
+    """``query``, and its NFKC form after it when that differs: the server's
+    parser takes a combining accent (NFD: ``Jesu\u0301s``), a fullwidth letter
+    or a ligature as written, and ``jw_fold`` folds precomposed letters only,
+    so such a query found no precomposed text (SQLite's analysis folds both);
+    the form as given still finds text stored in it."""
+    if query.isascii() or unicodedata.is_normalized("NFKC", query):
+        return query
+    return f"{query}\n{unicodedata.normalize('NFKC', query)}"
 
 
 class PostgresStore(StoreCore[psycopg.Connection]):
@@ -856,7 +868,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 f"WITH {TSQUERY_SQL} SELECT c.rowid, ts_rank(c.tsv, q.tsq, 1) AS s "
                 f"FROM jw_chunks c, q WHERE c.tsv @@ q.tsq AND {f.where} "
                 "ORDER BY s DESC, c.rowid LIMIT %(k)s",
-                {"q": query, "cfgs": query_configs(query), "k": k, **dict(f.params)},
+                {"q": _both_forms(query), "cfgs": query_configs(query), "k": k, **dict(f.params)},
             ).fetchall()
         except psycopg.errors.ProgramLimitExceeded as exc:  # the query's words, not the store
             raise ConfigError(
