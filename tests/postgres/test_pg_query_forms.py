@@ -39,3 +39,14 @@ def test_a_query_in_another_unicode_form_finds_the_text(pg_database: PgDatabase)
         assert found("Ｗｉｄｅ") == ["en:wide"]
         hybrid = s.search(unicodedata.normalize("NFD", "corazón"), k=1, mode="hybrid")
         assert [h.chunk.id for h in hybrid] == ["es:jesus"]
+
+
+def test_only_accents_fullwidth_letters_and_ligatures_add_a_form() -> None:
+    """A query already composed is sent as it is, so the measured rankings stay:
+    ordinal signs, ellipses, fractions and superscripts are no letters to add."""
+    from jw_rag.store.postgres import _both_forms
+
+    for query in ("What is the soul?", "¿Qué enseñó Jesús?", "nº 5 e 1ª…", "½ m²"):
+        assert _both_forms(query) == query
+    assert _both_forms(unicodedata.normalize("NFD", "Jesús")) == "Jesu\u0301s\nJesús"
+    assert _both_forms("Ｓｏｕｌ ﬁre") == "Ｓｏｕｌ ﬁre\nSoul fire"

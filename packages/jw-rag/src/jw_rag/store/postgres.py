@@ -237,15 +237,31 @@ def _reads_only(conn: psycopg.Connection) -> None:
     conn.read_only = True
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _plain_letter(match: re.Match[str]) -> str:
+    """A fullwidth letter or a ligature as its letters (``Ｓ`` -> ``S``, ``ﬁ`` ->
+    ``fi``); any other character as it is (``º``, ``…`` and the like keep theirs)."""
+    ch = match.group()
+    if unicodedata.decomposition(ch).startswith(("<wide>", "<compat>")):
+        letters = unicodedata.normalize("NFKC", ch)
+        if letters.isalpha():
+            return letters
+    return ch
+
+
 def _both_forms(query: str) -> str:
-    """``query``, and its NFKC form after it when that differs: the server's
-    parser takes a combining accent (NFD: ``Jesu\u0301s``), a fullwidth letter
-    or a ligature as written, and ``jw_fold`` folds precomposed letters only,
-    so such a query found no precomposed text (SQLite's analysis folds both);
-    the form as given still finds text stored in it."""
+    """``query``, and after it its composed form (NFC, fullwidth letters and
+    ligatures as plain letters) when that differs: the server's parser takes a
+    combining accent (NFD: ``Jesu\u0301s``), a fullwidth letter or a ligature
+    as written, and ``jw_fold`` folds precomposed letters only, so such a query
+    found no precomposed text (SQLite's analysis folds them all); the form as
+    given still finds text stored in it."""
     if query.isascii() or unicodedata.is_normalized("NFKC", query):
         return query
-    return f"{query}\n{unicodedata.normalize('NFKC', query)}"
+    composed = _NON_ASCII.sub(_plain_letter, unicodedata.normalize("NFC", query))
+    return query if composed == query else f"{query}\n{composed}"
 
 
 class PostgresStore(StoreCore[psycopg.Connection]):
