@@ -721,6 +721,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         )
         return self._stored_hash(conn, source_id, lock=True)
 
+    def _lock_source(self, conn: psycopg.Connection, source_id: str) -> None:
+        """The source's row lock, which an ingest holds to its commit: a delete
+        that only waited on the chunk rows it saw missed the rows a re-ingest
+        committed meanwhile, and left them without their source."""
+        self._stored_hash(conn, source_id, lock=True)
+
     def _record_source(
         self, conn: psycopg.Connection, source_id: str, content_hash: str | None, metadata_json: str
     ) -> None:
