@@ -149,3 +149,39 @@ def test_100_calls_on_a_fifo_are_refused_at_once(tmp_path: Path) -> None:
             assert not error and stats["sources"] == 0
 
     anyio.run(scenario)
+
+
+SLOW_SEARCH = (
+    "import time\n"
+    "from jw_rag.store import SQLiteStore\n"
+    "_search = SQLiteStore.search\n"
+    "def _slow(self, *args, **kwargs):\n"
+    "    time.sleep(2.5)\n"
+    "    return _search(self, *args, **kwargs)\n"
+    "SQLiteStore.search = _slow\n"
+)
+
+
+def test_a_search_past_its_deadline_is_not_said_to_be_stopped(tmp_path: Path) -> None:
+    """A read has no point to stop at (a PostgreSQL full-text query of megabytes
+    runs for minutes): its error says it runs on, holding a worker, and what to
+    ask for instead; 'was stopped' and 'a smaller source' were wrong for a search."""
+    (tmp_path / "notes.txt").write_text("A topic worth a note.\n", encoding="utf-8")
+
+    async def scenario() -> None:
+        async with connect(
+            tmp_path, "--root", str(tmp_path), "--read-timeout", "1", prelude=SLOW_SEARCH
+        ) as c:
+            assert not (await c.call("ingest", kind="text", source="notes.txt"))[0]
+            error, message = await c.call("search", query="topic", mode="bm25")
+            assert error and "\n" not in message
+            assert message.endswith(
+                "search did not finish within 1 s and was given up (it runs on to its end, "
+                "holding one of the server's 4 workers): ask for less (a shorter query, "
+                "narrower filters), or start jw-mcp with a longer --read-timeout"
+            ), message
+            await anyio.sleep(2)  # the search ends; the worker answers again
+            error, page = await c.call("list_sources")
+            assert not error and page["total"] == 1
+
+    anyio.run(scenario)

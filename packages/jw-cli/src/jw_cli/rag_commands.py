@@ -204,28 +204,44 @@ def stats(
 def delete(
     ctx: typer.Context,
     source: Annotated[
-        str,
-        typer.Option("--source", help="Source id (see `jw rag stats`).", callback=text_only("id")),
+        list[str],
+        typer.Option(
+            "--source",
+            metavar="ID",
+            help="Source id (repeat for several; see `jw rag stats`).",
+            callback=text_only("id"),
+        ),
     ],
     store: StoreOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Remove one source's chunks, vectors and parents from the store.
+    """Remove sources' chunks, vectors and parents from the store.
+
+    Every id must name a stored source: when one does not, nothing is deleted.
 
     Example: jw rag delete --source alma --json
     """
+    ids = list(dict.fromkeys(source))
     location = global_options(ctx).store_for(store)
+    removed: list[tuple[str, int]] = []
     with opened_store(location, existing=True) as st:
-        removed = st.delete_source(source)
         where = getattr(st, "where", location)  # a DSN without its password
-    if not removed:
-        raise StoreError(
-            f"no source {source!r} in {where}: `jw rag stats` lists the stored source ids"
-        )
+        missing = [i for i in ids if not st.matching_sources(i)]
+        if missing:
+            named = ", ".join(repr(i) for i in missing)
+            untouched = "; nothing was deleted" if len(ids) > 1 else ""
+            raise StoreError(
+                f"no source {named} in {where}{untouched}: `jw rag stats` lists the "
+                "stored source ids"
+            )
+        for source_id in ids:
+            removed.append((source_id, st.delete_source(source_id)))
+    records = [{"source_id": i, "deleted_chunks": n} for i, n in removed]
     if as_json:
-        _print_json({"source_id": source, "deleted_chunks": removed})
+        _print_json(records[0] if len(records) == 1 else records)
     else:
-        typer.echo(f"deleted {plural(removed, 'chunk')} of {shown_id(source)}")
+        for source_id, n in removed:
+            typer.echo(f"deleted {plural(n, 'chunk')} of {shown_id(source_id)}")
 
 
 ChunkSkipBadOpt = Annotated[

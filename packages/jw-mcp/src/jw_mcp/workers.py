@@ -184,6 +184,13 @@ class Pool:
                 f"workers, all busy with earlier calls, and did not run{unchanged}: try again "
                 f"later (jw-mcp --workers sets their number)"
             )
+        if not writes:  # a read has no point to stop at: it runs on to its end
+            return (
+                f"{what} did not finish within {self.timeout:g} s and was given up (it runs on "
+                f"to its end, holding one of the server's {self._workers} workers): ask for "
+                f"less (a shorter query, narrower filters), or start jw-mcp with a longer "
+                f"{self._option}"
+            )
         return (
             f"{what} did not finish within {self.timeout:g} s and was stopped{unchanged}: "
             f"try a smaller source, or start jw-mcp with a longer {self._option}"

@@ -382,6 +382,11 @@ class StoreCore(ABC, Generic[ConnT]):
         """Inside a write: serialise writers of ``source_id`` and return its stored
         hash (``has_rows``: the write inserts chunks of it)."""
 
+    def _lock_source(self, conn: ConnT, source_id: str) -> None:
+        """Inside a write: wait for a write of ``source_id`` under way in another
+        transaction and hold its writers off to the end of this one (nothing to
+        do where writers are serialised already)."""
+
     @abstractmethod
     def _insert_rows(self, conn: ConnT, rows: list[ChunkRow], vectors: Vectors) -> None:
         """Insert (or overwrite by id) ``rows`` with their vectors."""
@@ -661,6 +666,7 @@ class StoreCore(ABC, Generic[ConnT]):
         try:
             with self._writing() as conn:
                 source_id = self._one_source(conn, source_id)
+                self._lock_source(conn, source_id)  # a re-ingest under way commits first
                 known = self._source_row(conn, source_id) is not None
                 n = self._delete_source_rows(conn, source_id)
                 if not known and not n:

@@ -50,7 +50,13 @@ def fold(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    """The lowercase words of ``text``, accents composed first (NFC): a
+    combining mark is no word character, so ``Jesu\u0301s`` (NFD, as some PDFs
+    and macOS file names spell it) would be two words, ``jesu`` and ``s``."""
+    lowered = text.lower()
+    if not lowered.isascii() and not unicodedata.is_normalized("NFC", lowered):
+        lowered = unicodedata.normalize("NFC", lowered)
+    return _WORD.findall(lowered)
 
 
 #: Longest word whose term is cached: real words are far shorter, and a

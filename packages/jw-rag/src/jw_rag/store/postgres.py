@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import unicodedata
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -32,6 +33,18 @@ from jw_rag.errors import (
     StoreError,
     check_flag,
 )
+
+# Before the modules that import psycopg themselves, so that a missing
+# driver is named with its extra, not as an unexpected ModuleNotFoundError.
+try:
+    import psycopg
+    from psycopg import conninfo as _conninfo
+    from psycopg_pool import ConnectionPool
+except ModuleNotFoundError as _exc:
+    raise MissingDependencyError(
+        _exc.name or "psycopg", "postgres", "the PostgreSQL store"
+    ) from None
+
 from jw_rag.model import Chunk
 from jw_rag.store._base import (
     HYBRID_DEPTH,
@@ -63,15 +76,6 @@ from jw_rag.store._pg_schema import (
     ts_config,
 )
 from jw_rag.store._rows import ChunkRow, dump_metadata, unit_kinds
-
-try:
-    import psycopg
-    from psycopg import conninfo as _conninfo
-    from psycopg_pool import ConnectionPool
-except ModuleNotFoundError as _exc:  # pragma: no cover - depends on the installed extras
-    raise MissingDependencyError(
-        _exc.name or "psycopg", "postgres", "the PostgreSQL store"
-    ) from None
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
     from jw_rag.embed.protocol import Embedder, Vectors
@@ -247,6 +251,33 @@ def _reads_only(conn: psycopg.Connection) -> None:
     ``options``: options the DSN does not carry (``$PGOPTIONS``, a service
     file's) would be replaced by the ones given, a ``search_path`` with them."""
     conn.read_only = True
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _plain_letter(match: re.Match[str]) -> str:
+    """A fullwidth letter or a ligature as its letters (``Ｓ`` -> ``S``, ``ﬁ`` ->
+    ``fi``); any other character as it is (``º``, ``…`` and the like keep theirs)."""
+    ch = match.group()
+    if unicodedata.decomposition(ch).startswith(("<wide>", "<compat>")):
+        letters = unicodedata.normalize("NFKC", ch)
+        if letters.isalpha():
+            return letters
+    return ch
+
+
+def _both_forms(query: str) -> str:
+    """``query``, and after it its composed form (NFC, fullwidth letters and
+    ligatures as plain letters) when that differs: the server's parser takes a
+    combining accent (NFD: ``Jesu\u0301s``), a fullwidth letter or a ligature
+    as written, and ``jw_fold`` folds precomposed letters only, so such a query
+    found no precomposed text (SQLite's analysis folds them all); the form as
+    given still finds text stored in it."""
+    if query.isascii() or unicodedata.is_normalized("NFKC", query):
+        return query
+    composed = _NON_ASCII.sub(_plain_letter, unicodedata.normalize("NFC", query))
+    return query if composed == query else f"{query}\n{composed}"
 
 
 class PostgresStore(StoreCore[psycopg.Connection]):
@@ -709,6 +740,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
         )
         return self._stored_hash(conn, source_id, lock=True)
 
+    def _lock_source(self, conn: psycopg.Connection, source_id: str) -> None:
+        """The source's row lock, which an ingest holds to its commit: a delete
+        that only waited on the chunk rows it saw missed the rows a re-ingest
+        committed meanwhile, and left them without their source."""
+        self._stored_hash(conn, source_id, lock=True)
+
     def _record_source(
         self, conn: psycopg.Connection, source_id: str, content_hash: str | None, metadata_json: str
     ) -> None:
@@ -880,7 +917,7 @@ class PostgresStore(StoreCore[psycopg.Connection]):
                 f"WITH {TSQUERY_SQL} SELECT c.rowid, ts_rank(c.tsv, q.tsq, 1) AS s "
                 f"FROM jw_chunks c, q WHERE c.tsv @@ q.tsq AND {f.where} "
                 "ORDER BY s DESC, c.rowid LIMIT %(k)s",
-                {"q": query, "cfgs": query_configs(query), "k": k, **dict(f.params)},
+                {"q": _both_forms(query), "cfgs": query_configs(query), "k": k, **dict(f.params)},
             ).fetchall()
         except psycopg.errors.ProgramLimitExceeded as exc:  # the query's words, not the store
             raise ConfigError(
