@@ -1,0 +1,148 @@
+"""A full-text search scores the rows holding a question's rarer words and
+bounds what its common words can add (jw_rag.store._fts_topk): the answer is
+FTS5's own full query's, ids, order and scores, or that query is run."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jw_rag.model import Chunk
+from jw_rag.store import SQLiteStore, _fts_topk
+from jw_rag.store._fts_topk import top_bm25
+from jw_rag.store._tokens import match_expression, query_terms
+from tests.store.store_helpers import CountingEmbedder
+
+# a few words in most rows, the rest rarer: the mix a real question meets
+COMMON = ["the", "of", "and", "god"]
+RARE = [f"w{i}" for i in range(40)]
+words = st.one_of(st.sampled_from(COMMON), st.sampled_from(RARE))
+texts = st.lists(words, min_size=1, max_size=15).map(" ".join)
+
+
+def _both(store: SQLiteStore, query: str, k: int, filters: dict | None = None) -> tuple:
+    store._vocab = False  # FTS5's full query
+    full = store.search(query, k=k, mode="bm25", filters=filters)
+    store._vocab = True
+    bounded = store.search(query, k=k, mode="bm25", filters=filters)
+    return full, bounded
+
+
+def _same(full: list, bounded: list) -> None:
+    assert [h.chunk.id for h in bounded] == [h.chunk.id for h in full]
+    assert [h.score for h in bounded] == pytest.approx([h.score for h in full], rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    corpus=st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), texts), min_size=1, max_size=80),
+    query=st.lists(st.sampled_from([*COMMON, *RARE[:8], "absent"]), min_size=1, max_size=6),
+    k=st.integers(1, 30),
+    dropped=st.sampled_from([None, "a", "b"]),
+    kept=st.sampled_from([None, ["a"], ["b", "c"]]),
+    page=st.sampled_from([1, 3, 64]),  # small pages stop early within small tables
+)
+def test_bounded_search_answers_as_the_full_query(
+    tmp_path_factory: object,
+    corpus: list[tuple[str, str]],
+    query: list[str],
+    k: int,
+    dropped: str | None,
+    kept: list[str] | None,
+    page: int,
+) -> None:
+    folder = Path(tmp_path_factory.mktemp("bm25"))  # type: ignore[attr-defined]
+    chunks = [
+        Chunk(f"{source}:{i}", text, source, {"language": "en"})
+        for i, (source, text) in enumerate(corpus)
+    ]
+    with SQLiteStore(folder / "s.sqlite", CountingEmbedder()) as store:
+        store.add(chunks)
+        if dropped:  # deleted rows leave the index's statistics and term counts
+            store.delete_source(dropped)
+        filters = None if kept is None else {"source_id": kept}
+        with mock.patch.object(_fts_topk, "_PAGE", page):
+            _same(*_both(store, " ".join(query), k, filters))
+
+
+def _corpus(n: int = 200) -> list[Chunk]:
+    """Rows with ``the`` / ``of`` (all), ``god`` (two in three) and one of
+    twenty rarer words (one in twenty each)."""
+    return [
+        Chunk(f"s:{i}", f"the w{i % 20} of the {'god ' * (i % 3)}n{i}", "s", {"language": "en"})
+        for i in range(n)
+    ]
+
+
+def test_a_question_with_common_words_is_answered_by_the_bound(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder()) as store:
+        store.add(_corpus())
+        _same(*_both(store, "the w3 of the god", 5))
+        terms = query_terms("the w3 of the god", "en")
+        with store._reading() as conn:
+            got = top_bm25(conn, terms, 5)  # None would mean the full query answered
+            full = conn.execute(
+                "SELECT rowid, -bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
+                "ORDER BY s DESC, rowid LIMIT 5",
+                (match_expression(terms),),
+            ).fetchall()
+    assert got is not None
+    assert [r for r, _ in got] == [r for r, _ in full]
+    assert [s for _, s in got] == pytest.approx([s for _, s in full], rel=1e-12)
+
+
+def test_a_store_opened_for_reading_searches_with_the_bound(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        store.add(_corpus())
+        expected = [(h.chunk.id, h.score) for h in store.search("the w7", k=7, mode="bm25")]
+    path.chmod(0o444)
+    with SQLiteStore(path, CountingEmbedder(), read_only=True) as store:
+        assert store._vocab
+        full, bounded = _both(store, "the w7", 7)
+    _same(full, bounded)
+    assert [h.chunk.id for h in bounded] == [i for i, _ in expected]
+    assert [h.score for h in bounded] == pytest.approx([s for _, s in expected], rel=1e-12)
+
+
+def test_a_damaged_statistics_record_leaves_the_answer_to_the_full_query(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        store.add(_corpus(50))
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE VIRTUAL TABLE temp.jw_fts_vocab USING fts5vocab(main, chunks_fts, row)")
+    for block in (b"", b"\x80", b"\x00\x00"):  # cut short, a varint cut, no rows
+        conn.execute("UPDATE chunks_fts_data SET block = ? WHERE id = 1", (block,))
+        assert top_bm25(conn, ["the", "lamp"], 3) is None
+    conn.rollback()
+    conn.close()
+
+
+def _rows(texts: list[str]) -> list[Chunk]:
+    fillers = [f"n{i}" for i in range(100 - len(texts))]  # rows of one word of their own
+    return [Chunk(f"s:{i}", t, "s", {"language": "en"}) for i, t in enumerate(texts + fillers)]
+
+
+@pytest.mark.parametrize(
+    ("texts", "best"),
+    [
+        # the row the rare word ranks second wins with the common word's share
+        (["x q", "x god god"] + ["god n"] * 20, "s:1"),
+        # a row of the common word alone beats the only row with the rare one
+        (["x " + " ".join(f"m{i}" for i in range(100))] + ["god god god"] * 20, "s:1"),
+    ],
+)
+def test_rows_beyond_the_rare_words_lead_are_not_missed(
+    tmp_path: Path, texts: list[str], best: str
+) -> None:
+    with SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder()) as store:
+        store.add(_rows(texts))
+        with mock.patch.object(_fts_topk, "_PAGE", 1):
+            full, bounded = _both(store, "x god", 1)
+    assert [h.chunk.id for h in full] == [best]
+    _same(full, bounded)
