@@ -197,3 +197,24 @@ def test_pg_chunker_bench_lays_the_documents_out_as_the_chunker_bench_does(
     err = capsys.readouterr().err
     assert "argument --shape: invalid choice: 'lines'" in err
     assert "joined" in err and "rows" in err
+
+
+def test_store_scale_sets_the_bundled_servers_buffers_and_warms_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--sizes", "600", "--dim", "16", "--queries", "5", "--vectors", "clustered"]
+    args += ["--stores", "postgres-bulk", "--server", "pixeltable", "--dense-only"]
+    args += ["--workdir", str(tmp_path), "--shared-buffers", "48MB", "--warmup", "40"]
+    rows = _bench().main(args)
+    assert rows[0]["n"] == 600 and rows[0]["recall10"] >= 0.8
+    conf = (tmp_path / "pg-pixeltable" / "data" / "postgresql.auto.conf").read_text()
+    assert "shared_buffers = '48MB'" in conf  # kept in the data folder for later runs
+    assert "after 40 warm-up searches" in capsys.readouterr().out
+
+
+def test_store_scale_refuses_buffers_for_a_server_it_does_not_start(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        _bench().main(["--dsn", "postgresql://u@h/db", "--shared-buffers", "1GB"])
+    assert "--shared-buffers sets the bundled server's" in capsys.readouterr().err
