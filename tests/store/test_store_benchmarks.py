@@ -98,3 +98,36 @@ def test_ingest_throughput_bench_mixes_the_title_when_asked() -> None:
     assert mixed["text_chars"] < joint["text_chars"]
     with pytest.raises(SystemExit):
         _load("ingest_throughput").main([*common, "--prefix-weight", "-1"])
+
+
+def test_fts_bound_bench_compares_both_ways(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jw_rag.model import Chunk
+    from jw_rag.store import SQLiteStore
+    from tests.store.store_helpers import CountingEmbedder
+
+    store = tmp_path / "s.sqlite"
+    with SQLiteStore(store, CountingEmbedder()) as s:
+        s.add(
+            [
+                Chunk(
+                    f"s:{i}",
+                    f"the w{i % 20} of the {'god ' * (i % 3)}n{i}",
+                    "s",
+                    {"language": "en"},
+                )
+                for i in range(300)
+            ]
+        )
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps(["the w3 of the god", "w7 and the", "the of", "w1 w2"]))
+    rows = _load("fts_bound").main(
+        ["--store", str(store), "--questions", str(questions), "--k", "1", "5"]
+    )
+    assert [(r["k"], r["questions"]) for r in rows] == [(1, 4), (5, 4)]
+    for r in rows:
+        assert r["identical"] == 4 and r["max_score_diff"] < 1e-9
+        assert 1 <= r["bound_proved"] < 4  # "the of" has no rarer word: the full query answers
+        assert r["full_p50_ms"] > 0 and r["bounded_p50_ms"] > 0
+    assert "| identical" in capsys.readouterr().out
