@@ -200,3 +200,22 @@ def test_a_damaged_size_record_is_a_one_line_store_error(tmp_path: Path) -> None
             with pytest.raises(StoreError, match="damaged") as caught:
                 store.search("the w3 of the god", k=5, mode="bm25")
             assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("block", [b"\x81", b"\x01\x01", "text"])
+def test_a_damaged_averages_record_is_a_one_line_store_error(tmp_path: Path, block: object) -> None:
+    """FTS5 scores every row NULL when its averages record (chunks_fts_data
+    id 1) is cut short or not a blob: both searches said ``TypeError: bad
+    operand type for unary -: 'NoneType'``; now the store is named damaged."""
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        store.add(_corpus())
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE chunks_fts_data SET block = ? WHERE id = 1", (block,))
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        for vocab in (False, True):
+            store._vocab = vocab
+            for mode in ("bm25", "hybrid"):
+                with pytest.raises(StoreError, match="damaged") as caught:
+                    store.search("the w3 god", k=3, mode=mode)
+                assert "\n" not in str(caught.value)

@@ -125,6 +125,8 @@ def top_bm25(
         (match_expression(rare), *params),
     )
     while page := cursor.fetchmany(_PAGE):
+        if any(score is None for _, score in page):
+            return None  # damaged statistics: FTS5's own query says so
         if len(best) == k and -page[0][1] + bound < best[0][0]:
             break  # no later row can reach the k-th best
         rows_text = conn.execute(  # FTS5's own token count, and the tokens it indexed
