@@ -62,7 +62,7 @@ def _plan(dsn: str, root: str) -> list[dict[str, Any]]:
     with psycopg.connect(dsn) as conn:
         row = conn.execute(
             f"EXPLAIN (FORMAT JSON) {_ORIGINS_BELOW_SQL}",
-            {"pattern": pattern, "units": list(unit_kinds({}))},
+            {"head": pattern, "pattern": pattern, "units": list(unit_kinds({}))},
         ).fetchone()
     assert row is not None
     plan = row[0] if isinstance(row[0], list) else json.loads(row[0])

@@ -162,3 +162,17 @@ def test_check_flag_gives_back_a_bool_and_cuts_a_long_value() -> None:
         check_flag("replace", "x" * 500)
     assert len(str(info.value)) < 120
     assert "\n" not in str(info.value)
+
+
+def test_numpy_bools_are_bools(tmp_path: Path) -> None:
+    """``np.True_`` / ``np.False_`` (a flag read from a table column) worked
+    before the flags were checked, and they are True and False: taken as such."""
+    import numpy as np
+
+    assert check_flag("replace", np.True_) is True
+    assert check_flag("replace", np.False_) is False
+    with SQLiteStore(tmp_path / "s.sqlite", FakeEmbedder(8), read_only=np.False_) as store:
+        ingest_documents(store, [DOC], replace=np.True_)
+        assert store.stats()["sources"] == 1
+    with pytest.raises(ConfigError, match="replace must be True or False"):
+        check_flag("replace", np.int64(1))

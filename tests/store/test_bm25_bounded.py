@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jw_rag.errors import StoreError
 from jw_rag.model import Chunk
 from jw_rag.store import SQLiteStore, _fts_topk
 from jw_rag.store._fts_topk import top_bm25
@@ -35,7 +36,7 @@ def _both(store: SQLiteStore, query: str, k: int, filters: dict | None = None) -
 
 def _same(full: list, bounded: list) -> None:
     assert [h.chunk.id for h in bounded] == [h.chunk.id for h in full]
-    assert [h.score for h in bounded] == pytest.approx([h.score for h in full], rel=1e-12)
+    assert [h.score for h in bounded] == [h.score for h in full]  # to the last bit
 
 
 @settings(max_examples=60, deadline=None)
@@ -93,7 +94,7 @@ def test_a_question_with_common_words_is_answered_by_the_bound(tmp_path: Path) -
             ).fetchall()
     assert got is not None
     assert [r for r, _ in got] == [r for r, _ in full]
-    assert [s for _, s in got] == pytest.approx([s for _, s in full], rel=1e-12)
+    assert [s for _, s in got] == [s for _, s in full]
 
 
 def test_a_store_opened_for_reading_searches_with_the_bound(tmp_path: Path) -> None:
@@ -146,3 +147,75 @@ def test_rows_beyond_the_rare_words_lead_are_not_missed(
             full, bounded = _both(store, "x god", 1)
     assert [h.chunk.id for h in full] == [best]
     _same(full, bounded)
+
+
+def test_scores_are_fts5s_to_the_last_bit(tmp_path: Path) -> None:
+    """The common words' share is computed as FTS5's bm25() does (idf times the
+    term's fraction, summed in query order); ``weight * tf * 2.2 / d`` differed
+    from FTS5's score in its last bits for every hit of "of the god w5"."""
+    chunks = [
+        Chunk(f"t:{i}", f"the w{i % 20} of the {'god ' * (i % 3)}n{i} zeta{i % 5}", "t", {})
+        for i in range(300)
+    ]
+    with SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder()) as store:
+        store.add(chunks)
+        for query in ["of the god w5", "the w3 zeta2 of", "god w3 the zeta1"]:
+            full, bounded = _both(store, query, 10)
+            assert [(h.chunk.id, h.score) for h in bounded] == [(h.chunk.id, h.score) for h in full]
+
+
+def test_a_word_fts5_folds_otherwise_than_python_is_left_to_the_full_query(
+    tmp_path: Path,
+) -> None:
+    """FTS5 indexes the Greek final sigma as a medial one (``λογος`` as
+    ``λογοσ``): a query typed ``λογοσ`` finds the common term ``λογοσ`` in
+    FTS5's vocabulary while the rows' Python words say ``λογος``, so its share
+    was left out of every score (2.8332133 for FTS5's 2.8332143)."""
+    chunks = [
+        Chunk(f"s:{i}", f"r{i % 20} pad" + (" λόγος" if i % 3 else " pud"), "s", {})
+        for i in range(80)
+    ]
+    with SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder()) as store:
+        store.add(chunks)
+        full, bounded = _both(store, "λογοσ r1", 3)
+        assert [(h.chunk.id, h.score) for h in bounded] == [(h.chunk.id, h.score) for h in full]
+        assert [h.chunk.id for h in full] == ["s:1", "s:41", "s:61"]
+        with store._reading() as conn:
+            assert top_bm25(conn, query_terms("λογοσ r1"), 3) is None
+
+
+def test_a_damaged_size_record_is_a_one_line_store_error(tmp_path: Path) -> None:
+    """A candidate row whose chunks_fts_docsize record is empty: the bounded
+    search says what FTS5's own query says, a one-line StoreError."""
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        store.add(_corpus())
+        rowid = store.search("the w3 of the god", k=1, mode="bm25")[0].chunk.id
+    with sqlite3.connect(path) as conn:
+        number = conn.execute("SELECT rowid FROM chunks WHERE id = ?", (rowid,)).fetchone()[0]
+        conn.execute("UPDATE chunks_fts_docsize SET sz = x'' WHERE id = ?", (number,))
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        for vocab in (False, True):
+            store._vocab = vocab
+            with pytest.raises(StoreError, match="damaged") as caught:
+                store.search("the w3 of the god", k=5, mode="bm25")
+            assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("block", [b"\x81", b"\x01\x01", "text"])
+def test_a_damaged_averages_record_is_a_one_line_store_error(tmp_path: Path, block: object) -> None:
+    """FTS5 scores every row NULL when its averages record (chunks_fts_data
+    id 1) is cut short or not a blob: both searches said ``TypeError: bad
+    operand type for unary -: 'NoneType'``; now the store is named damaged."""
+    path = tmp_path / "s.sqlite"
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        store.add(_corpus())
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE chunks_fts_data SET block = ? WHERE id = 1", (block,))
+    with SQLiteStore(path, CountingEmbedder()) as store:
+        for vocab in (False, True):
+            store._vocab = vocab
+            for mode in ("bm25", "hybrid"):
+                with pytest.raises(StoreError, match="damaged") as caught:
+                    store.search("the w3 god", k=3, mode=mode)
+                assert "\n" not in str(caught.value)

@@ -79,3 +79,20 @@ def test_sources_below_the_folder_exactly(store: Store) -> None:
 def test_sources_below_names_a_bad_root(store: Store, root: object) -> None:
     with pytest.raises(ConfigError, match="^root must be a non-empty str, got "):
         store.sources_below(root)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("root", "named"),
+    [
+        ("/data/lib_1/\x00", r"^root '/data/lib_1/\\x00' contains a NUL character"),
+        ("/data/\udcff/", r"^root '/data/\\udcff/' holds '\\udcff', which is not text"),
+    ],
+)
+def test_sources_below_names_a_root_no_origin_holds(store: Store, root: str, named: str) -> None:
+    """A NUL said "cannot read the store ... check the server and retry" on
+    PostgreSQL; a lone surrogate (a path decoded with surrogateescape) raised
+    UnicodeEncodeError on both stores."""
+    _fill(store)
+    with pytest.raises(ConfigError, match=named) as caught:
+        store.sources_below(root)  # type: ignore[attr-defined]
+    assert "\n" not in str(caught.value)

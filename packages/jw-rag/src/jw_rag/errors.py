@@ -94,10 +94,14 @@ def shown_value(value: object, limit: int = SHOWN_CHARS) -> str:
 def check_flag(name: str, value: object) -> bool:
     """``value`` when it is a bool; else a one-line :class:`ConfigError` naming
     the argument ``name`` (``"no"``, ``0`` or ``None`` are not taken for False:
-    a string is always true, so it would turn the flag on)."""
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} must be True or False, got {shown_value(value)}")
-    return value
+    a string is always true, so it would turn the flag on). NumPy's bool
+    (``np.True_``, a column's value) is a bool too."""
+    if isinstance(value, bool):
+        return value
+    kind = type(value)
+    if kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"):
+        return bool(value)
+    raise ConfigError(f"{name} must be True or False, got {shown_value(value)}")
 
 
 def install_command(extra: str) -> str:

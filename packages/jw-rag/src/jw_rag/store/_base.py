@@ -741,6 +741,12 @@ class StoreCore(ABC, Generic[ConnT]):
         PostgreSQL, served by an index on the origin), not one per source."""
         if not isinstance(root, str) or not root:
             raise ConfigError(f"root must be a non-empty str, got {shown_value(root)}")
+        if "\x00" in root:  # PostgreSQL text cannot hold one: its error blamed the server
+            raise ConfigError(
+                f"root {shown_value(root)} contains a NUL character (\\x00), which no "
+                "file path or URL holds: remove it"
+            )
+        check_text(root, "root")
         with self._reading() as conn:
             return sorted(self._origins_below(conn, root))
 

@@ -10,7 +10,10 @@ from the row's own tokens, in the order of the rare terms' score until no
 later row can reach the ``k``-th best, and returns the answer only when that
 ``k``-th best also beats every row of common terms alone. Otherwise it
 returns ``None`` and the caller runs FTS5's own full query, so the answer is
-always FTS5's (up to the rounding of a sum taken in another order).
+always FTS5's, its scores to the last bit (each row's score is summed again as
+FTS5 sums it, term by term in query order). Only ASCII terms and rows are
+scored this way: FTS5's unicode61 folds some other letters otherwise than
+Python (a final sigma as a medial one), so their words need not be its tokens.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import heapq
 import json
 import math
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 
 from jw_rag.store._tokens import match_expression
@@ -89,8 +93,8 @@ def top_bm25(
     the filter ``join`` / ``where`` / ``params`` (as the full query takes
     them), best first, ties by rowid; ``None`` when the common terms' bound
     cannot prove the answer (or the index's statistics cannot be read)."""
-    if k < 1 or len(terms) < 2 or any(" " in t or "\x00" in t for t in terms):
-        return None
+    if k < 1 or len(terms) < 2 or not all(t.isascii() and t.isalnum() for t in terms):
+        return None  # only ASCII words are FTS5's tokens as Python splits them (see below)
     try:
         averages = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
         found = conn.execute(
@@ -111,8 +115,8 @@ def top_bm25(
     rare = [t for t in terms if t not in common]
     if not common or not rare:
         return None
-    weights = {t: _idf(rows, hits[t]) for t in common}
-    bound = sum(weights.values()) * (_K1 + 1)
+    weights = {t: _idf(rows, hits.get(t, 0)) for t in terms}
+    bound = sum(weights[t] for t in common) * (_K1 + 1)
     average = tokens / rows
     best: list[tuple[float, int]] = []  # a min-heap of (score, -rowid): the k-th best on top
     cursor = conn.execute(
@@ -121,6 +125,8 @@ def top_bm25(
         (match_expression(rare), *params),
     )
     while page := cursor.fetchmany(_PAGE):
+        if any(score is None for _, score in page):
+            return None  # damaged statistics: FTS5's own query says so
         if len(best) == k and -page[0][1] + bound < best[0][0]:
             break  # no later row can reach the k-th best
         rows_text = conn.execute(  # FTS5's own token count, and the tokens it indexed
@@ -129,15 +135,24 @@ def top_bm25(
             (json.dumps([r[0] for r in page]),),
         )
         texts = {r[0]: (r[1], r[2]) for r in rows_text}
-        for rowid, score in page:
-            text, size = texts[rowid]
-            words = text.split()
-            norm = _K1 * (1 - _B + _B * _varints(size, 1)[0] / average)
-            total = -score
-            for term, weight in weights.items():
-                tf = words.count(term)
+        for rowid, _ in page:
+            text, size = texts.get(rowid, (None, None))
+            # FTS5's unicode61 folds and splits some non-ASCII words otherwise than
+            # Python (a final sigma is indexed as a medial one), so only an ASCII
+            # row's words are surely the tokens FTS5 counts
+            if not isinstance(text, str) or not text.isascii() or not isinstance(size, bytes):
+                return None
+            try:
+                length = _varints(size, 1)[0]
+            except IndexError:  # a damaged size record: FTS5's own query says so
+                return None
+            counts = Counter(text.split())
+            norm = _K1 * (1 - _B + _B * length / average)
+            total = 0.0  # summed as FTS5's bm25() does, term by term in query order
+            for term in terms:
+                tf = counts.get(term, 0)
                 if tf:
-                    total += weight * tf * (_K1 + 1) / (tf + norm)
+                    total += weights[term] * ((tf * (_K1 + 1.0)) / (tf + norm))
             item = (total, -rowid)
             if len(best) < k:
                 heapq.heappush(best, item)

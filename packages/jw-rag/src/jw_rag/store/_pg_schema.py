@@ -109,15 +109,21 @@ _V1 = [
     "CREATE TABLE jw_meta (key text PRIMARY KEY, value text NOT NULL)",
 ]
 
+#: The characters of a source's origin that jw_sources_by_origin holds (four
+#: bytes each at most: 2048 bytes, under a B-tree entry's 2704).
+ORIGIN_HEAD = 512
+
 #: Indexes added to the current schema after it was first released, by name:
 #: a writer creates those a store lacks (:func:`add_indexes`). Each serves a
 #: query that gives the same rows without it, so a store without one (opened
 #: only for reading, or by a user who may not create indexes) works as well,
 #: and an older jw-rag keeps working with a store that has it.
 ADDED_INDEXES: dict[str, str] = {
-    # the sources read from files below a folder (Store.sources_below: LIKE 'root%')
+    # the sources read from files below a folder (Store.sources_below: LIKE 'root%'),
+    # on the origin's first ORIGIN_HEAD characters: a B-tree entry holds at most
+    # 2704 bytes, and an origin is any string (a URL with a long query)
     "jw_sources_by_origin": "CREATE INDEX IF NOT EXISTS jw_sources_by_origin "
-    "ON jw_sources ((metadata ->> 'origin') text_pattern_ops)",
+    f"ON jw_sources ((left(metadata ->> 'origin', {ORIGIN_HEAD})) text_pattern_ops)",
 }
 
 #: Migration statements by the version they bring the database to.

@@ -68,6 +68,7 @@ from jw_rag.store._pg_breadth import (
 from jw_rag.store._pg_query import TSQUERY_SQL, pg_filters, query_configs, vector_literal
 from jw_rag.store._pg_schema import (
     LOCK_DIMENSION,
+    ORIGIN_HEAD,
     SCHEMA_VERSION,
     add_indexes,
     check_exists,
@@ -124,7 +125,8 @@ _LANGUAGES_SQL = languages_sql("jw_", "%s")
 #: starting with a prefix: ``%(pattern)s`` is the prefix LIKE-escaped, then ``%``.
 _ORIGINS_BELOW_SQL = (
     "SELECT s.source_id, s.metadata ->> 'origin' FROM jw_sources AS s "
-    "WHERE (s.metadata ->> 'origin') LIKE %(pattern)s "
+    f"WHERE left(s.metadata ->> 'origin', {ORIGIN_HEAD}) LIKE %(head)s "  # jw_sources_by_origin
+    "AND (s.metadata ->> 'origin') LIKE %(pattern)s "
     "AND jsonb_typeof(s.metadata -> 'origin') = 'string' "
     "AND EXISTS (SELECT FROM jw_chunks AS c WHERE c.source_id = s.source_id "
     "AND (c.chunker IS NULL OR c.chunker <> ALL(%(units)s)))"
@@ -794,9 +796,16 @@ class PostgresStore(StoreCore[psycopg.Connection]):
 
     def _origins_below(self, conn: psycopg.Connection, root: str) -> list[tuple[str, str]]:
         # LIKE on a prefix is served by jw_sources_by_origin (text_pattern_ops)
-        pattern = root.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        def prefix(text: str) -> str:
+            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
         rows = conn.execute(
-            _ORIGINS_BELOW_SQL, {"pattern": pattern, "units": list(unit_kinds(self._meta(conn)))}
+            _ORIGINS_BELOW_SQL,
+            {
+                "head": prefix(root[:ORIGIN_HEAD]),
+                "pattern": prefix(root),
+                "units": list(unit_kinds(self._meta(conn))),
+            },
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
 

@@ -517,6 +517,8 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             f"WHERE chunks_fts MATCH ?{where} ORDER BY s, chunks_fts.rowid LIMIT ?",
             (match_expression(terms), *f.params, k),
         ).fetchall()
+        if any(r[1] is None for r in rows):  # FTS5 scores NULL from a damaged statistics record
+            raise sqlite3.DatabaseError("database disk image is malformed")
         return [(r[0], -r[1]) for r in rows]
 
     def _chunks_by_rowid(self, conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
