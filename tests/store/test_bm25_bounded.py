@@ -219,3 +219,28 @@ def test_a_damaged_averages_record_is_a_one_line_store_error(tmp_path: Path, blo
                 with pytest.raises(StoreError, match="damaged") as caught:
                     store.search("the w3 god", k=3, mode=mode)
                 assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "terms", "differ"),
+    [
+        ("the soren", ["soren", "the"], False),  # ASCII words are FTS5's tokens
+        ("the søren", ["soren", "the"], True),  # FTS5 may fold ø to o
+        ("the λογος", ["the", "god"], False),  # Greek letters never fold to ASCII ones
+        ("the λογοςgod", ["the", "god"], True),  # FTS5 may split before "god"
+        ("the xgodλ", ["the", "god"], False),  # "god" inside an ASCII run is no token
+    ],
+)
+def test_which_non_ascii_words_might_hide_a_term(text: str, terms: list[str], differ: bool) -> None:
+    assert _fts_topk._may_differ(text, terms) is differ
+
+
+def test_rows_with_non_ascii_words_answer_as_the_full_query(tmp_path: Path) -> None:
+    texts = ["the søren god", "λογος the god w1", "the god w1 ﬁ", "w1 the"] + [
+        f"the n{i}" for i in range(60)
+    ]
+    chunks = [Chunk(f"s:{i}", t, "s", {"language": "en"}) for i, t in enumerate(texts)]
+    with SQLiteStore(tmp_path / "s.sqlite", CountingEmbedder()) as store:
+        store.add(chunks)
+        for query in ("soren w1", "w1 god the", "logos the w1"):
+            _same(*_both(store, query, 3))

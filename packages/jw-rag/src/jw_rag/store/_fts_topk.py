@@ -11,9 +11,10 @@ later row can reach the ``k``-th best, and returns the answer only when that
 ``k``-th best also beats every row of common terms alone. Otherwise it
 returns ``None`` and the caller runs FTS5's own full query, so the answer is
 always FTS5's, its scores to the last bit (each row's score is summed again as
-FTS5 sums it, term by term in query order). Only ASCII terms and rows are
-scored this way: FTS5's unicode61 folds some other letters otherwise than
-Python (a final sigma as a medial one), so their words need not be its tokens.
+FTS5 sums it, term by term in query order). Only ASCII terms are scored
+this way, and rows whose other words cannot hide one: FTS5's unicode61 folds
+some letters otherwise than Python (a final sigma as a medial one, ``ø`` as
+``o``), so such words need not be its tokens.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import heapq
 import json
 import math
 import sqlite3
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
@@ -32,9 +34,10 @@ __all__ = ["COMMON_SHARE", "VOCAB_TABLE", "create_vocab", "top_bm25"]
 #: FTS5's ``bm25()`` constants.
 _K1, _B = 1.2, 0.75
 #: A term in more than this share of the rows is scored from the candidates'
-#: tokens instead of through the index (benchmarks/store_scale.py, 100,000
-#: real chunks: 2.5x faster than the full query at 0.1, 1.2x at 0.3, and at
-#: 0.03 the candidates to score grow faster than the index work saved).
+#: tokens instead of through the index. On store_scale.py's 100,000 real
+#: chunks and 200 real questions (k = 10), a first version was 2.5x faster in
+#: total than the full query at 0.1, 1.2x at 0.3, and at 0.03 the candidates
+#: to score grew faster than the index work saved (p95 worse).
 COMMON_SHARE = 0.1
 #: A connection's view of the index's terms and how many rows hold each.
 VOCAB_TABLE = "temp.jw_fts_vocab"
@@ -73,6 +76,33 @@ def _varints(blob: bytes, count: int) -> list[int]:
                 break
         out.append(value)
     return out
+
+
+def _latin(char: str) -> bool:
+    """Whether FTS5 might fold ``char`` (not ASCII) to an ASCII letter."""
+    return not char.isascii() and "LATIN" in unicodedata.name(char, "")
+
+
+def _may_differ(text: str, terms: Sequence[str]) -> bool:
+    """Whether FTS5 might count one of the (ASCII) ``terms`` in a non-ASCII
+    word of ``text`` that Python's split does not: FTS5's unicode61 folds some
+    letters Python keeps (``ø`` as ``o``) and splits at characters Python
+    counts as letters, one character for one, so a word can hide a term only
+    where its ASCII letters agree with the term's, its Latin ones standing for
+    any letter, between the word's ends or non-ASCII characters (which FTS5
+    may take for separators)."""
+    for word in text.split():
+        if word.isascii():
+            continue
+        n = len(word)
+        for term in terms:
+            size = len(term)
+            for i in range(n - size + 1):
+                if i and word[i - 1].isascii() or i + size < n and word[i + size].isascii():
+                    continue
+                if all(c == t or _latin(c) for c, t in zip(word[i : i + size], term, strict=True)):
+                    return True
+    return False
 
 
 def _idf(rows: int, hits: int) -> float:
@@ -138,9 +168,11 @@ def top_bm25(
         for rowid, _ in page:
             text, size = texts.get(rowid, (None, None))
             # FTS5's unicode61 folds and splits some non-ASCII words otherwise than
-            # Python (a final sigma is indexed as a medial one), so only an ASCII
-            # row's words are surely the tokens FTS5 counts
-            if not isinstance(text, str) or not text.isascii() or not isinstance(size, bytes):
+            # Python (a final sigma is indexed as a medial one): a row with a word
+            # that might hide a term is left to the full query
+            if not isinstance(text, str) or not isinstance(size, bytes):
+                return None
+            if not text.isascii() and _may_differ(text, terms):
                 return None
             try:
                 length = _varints(size, 1)[0]
