@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
+from jw_rag.store._schema import IN_JSON
 from jw_rag.store._tokens import match_expression
 
 __all__ = ["COMMON_SHARE", "VOCAB_TABLE", "create_vocab", "top_bm25"]
@@ -42,7 +43,6 @@ COMMON_SHARE = 0.1
 #: A connection's view of the index's terms and how many rows hold each.
 VOCAB_TABLE = "temp.jw_fts_vocab"
 _PAGE = 64
-_IN_JSON = "IN (SELECT value FROM json_each(?))"
 
 
 def create_vocab(conn: sqlite3.Connection) -> bool:
@@ -128,7 +128,7 @@ def top_bm25(
     try:
         averages = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
         found = conn.execute(
-            f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term {_IN_JSON}", (json.dumps(terms),)
+            f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term {IN_JSON}", (json.dumps(terms),)
         ).fetchall()
     except sqlite3.Error:
         return None
@@ -161,7 +161,7 @@ def top_bm25(
             break  # no later row can reach the k-th best
         rows_text = conn.execute(  # FTS5's own token count, and the tokens it indexed
             "SELECT f.rowid, f.tokens, d.sz FROM chunks_fts f JOIN chunks_fts_docsize d "
-            f"ON d.id = f.rowid WHERE f.rowid {_IN_JSON}",
+            f"ON d.id = f.rowid WHERE f.rowid {IN_JSON}",
             (json.dumps([r[0] for r in page]),),
         )
         texts = {r[0]: (r[1], r[2]) for r in rows_text}

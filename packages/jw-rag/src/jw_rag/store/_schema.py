@@ -18,7 +18,11 @@ from jw_rag._sqlite_errors import sqlite_cause
 from jw_rag.errors import StoreError
 from jw_rag.store._version import is_current, recorded_version
 
-__all__ = ["SCHEMA_VERSION", "check_exists", "check_readable", "prepare"]
+__all__ = ["IN_JSON", "SCHEMA_VERSION", "check_exists", "check_readable", "prepare"]
+
+#: A condition on a column: its value is one of a JSON list's, given as one
+#: parameter whatever the list's length (no statement grows with it).
+IN_JSON = "IN (SELECT value FROM json_each(?))"
 
 _V1 = """
 CREATE TABLE sources (

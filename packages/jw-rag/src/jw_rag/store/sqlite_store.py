@@ -44,7 +44,7 @@ from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._fts_topk import create_vocab, top_bm25
 from jw_rag.store._meta import checked_meta
 from jw_rag.store._rows import ChunkRow, decode_chunk, dump_metadata, unit_kinds
-from jw_rag.store._schema import SCHEMA_VERSION, check_exists, check_readable, prepare
+from jw_rag.store._schema import IN_JSON, SCHEMA_VERSION, check_exists, check_readable, prepare
 from jw_rag.store._tokens import analyse, match_expression, query_terms
 
 if TYPE_CHECKING:  # the embed package is only needed for its types here
@@ -60,7 +60,6 @@ _VECTOR_BLOCK = 16_384  # vectors read per step while the dense index is built
 #: the source's paragraphs (a 29 MiB EPUB chapter peaked at 351 MB with 64 MiB, 273 MB with
 #: 16), and 64 MiB was no faster to ingest or search at 100,000 chunks.
 _CACHE_KIB = 16_384
-_IN_JSON = "IN (SELECT value FROM json_each(?))"
 _SOURCE_SQL = source_sql("", "?")
 _LANGUAGES_SQL = languages_sql("", "?")
 #: Causes that mean this process may read the file but not write it (or its folder).
@@ -330,7 +329,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
         if not rows:
             return
         ids = _json_list([r.chunk.id for r in rows])
-        existing = conn.execute(f"SELECT rowid FROM chunks WHERE id {_IN_JSON}", (ids,)).fetchall()
+        existing = conn.execute(f"SELECT rowid FROM chunks WHERE id {IN_JSON}", (ids,)).fetchall()
         self._delete_rowids(conn, [r[0] for r in existing])
         self._check_model(conn)
         embedder = self.embedder
@@ -392,7 +391,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     def _fetch(self, conn: sqlite3.Connection, ids: list[str], parents: bool) -> dict[str, Chunk]:
         table = "parents" if parents else "chunks"
         rows = conn.execute(
-            f"SELECT id, source_id, text, metadata FROM {table} WHERE id {_IN_JSON}",
+            f"SELECT id, source_id, text, metadata FROM {table} WHERE id {IN_JSON}",
             (_json_list(ids),),
         ).fetchall()
         return {r[0]: decode_chunk(*r) for r in rows}
@@ -402,7 +401,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
     ) -> dict[str, npt.NDArray[np.float32]]:
         rows = conn.execute(
             "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.chunk_rowid = c.rowid "
-            f"WHERE c.id {_IN_JSON}",
+            f"WHERE c.id {IN_JSON}",
             (_json_list(ids),),
         ).fetchall()
         return {cid: np.frombuffer(blob, dtype=np.float32).copy() for cid, blob in rows}
@@ -421,7 +420,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             "WHERE json_type(s.metadata, '$.origin') = 'text' "
             "AND substr(json_extract(s.metadata, '$.origin'), 1, length(?1)) = ?1 "
             "AND EXISTS (SELECT 1 FROM chunks AS c WHERE c.source_id = s.source_id "
-            f"AND (c.chunker IS NULL OR c.chunker NOT {_IN_JSON.replace('?', '?2')}))",
+            f"AND (c.chunker IS NULL OR c.chunker NOT {IN_JSON.replace('?', '?2')}))",
             (root, units),
         ).fetchall()
 
@@ -479,7 +478,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
 
     def _fetch_by_rowid(self, conn: sqlite3.Connection, rowids: Any) -> tuple[Any, Any]:
         rows = conn.execute(
-            f"SELECT chunk_rowid, vector FROM vectors WHERE chunk_rowid {_IN_JSON}",
+            f"SELECT chunk_rowid, vector FROM vectors WHERE chunk_rowid {IN_JSON}",
             (json.dumps(rowids.tolist()),),
         ).fetchall()
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -523,7 +522,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
 
     def _chunks_by_rowid(self, conn: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
         found = conn.execute(
-            f"SELECT rowid, id, source_id, text, metadata FROM chunks WHERE rowid {_IN_JSON}",
+            f"SELECT rowid, id, source_id, text, metadata FROM chunks WHERE rowid {IN_JSON}",
             (_json_list(rowids),),
         ).fetchall()
         return {r[0]: decode_chunk(*r[1:]) for r in found}
@@ -554,7 +553,7 @@ class SQLiteStore(StoreCore[sqlite3.Connection]):
             languages=grouped("language"),
             chunker_versions=grouped("chunker, chunker_version"),
             units=conn.execute(
-                f"SELECT chunker, source_id, language, COUNT(*) FROM chunks WHERE chunker {_IN_JSON} "
+                f"SELECT chunker, source_id, language, COUNT(*) FROM chunks WHERE chunker {IN_JSON} "
                 "GROUP BY chunker, source_id, language",
                 (_json_list(list(unit_kinds(self._meta(conn)))),),
             ).fetchall(),
