@@ -6,8 +6,8 @@ scored) and the store's bounded search (``jw_rag.store._fts_topk``); reports
 p50 / p95 latency of each and checks the two rankings agree (ids in order,
 the largest score difference). The store is any SQLite store, e.g. one that
 ``benchmarks/store_scale.py --workdir`` loaded; the questions are the shared
-sets' real questions from its real-vector cache, or ``--questions`` (a JSON
-list of strings).
+sets' real questions (``benchmarks/real_vectors.py``, cached in ``--cache``),
+or ``--questions`` (a JSON list of strings).
 
     uv run --frozen python benchmarks/fts_bound.py --store /tmp/jw-scale/scale-real-1000000-512-7.sqlite \\
         --cache /tmp/jw-scale/cache --queries 60 --k 10 50
@@ -19,6 +19,7 @@ import argparse
 import json
 import sqlite3
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,10 @@ from typing import Any
 
 from jw_rag.store._fts_topk import create_vocab, top_bm25
 from jw_rag.store._tokens import match_expression, query_terms
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import real_vectors  # noqa: E402  (the sibling modules)
+from store_scale import p95  # noqa: E402
 
 _FULL = (
     "SELECT rowid, -bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ? "
@@ -37,17 +42,9 @@ def _questions(cache: Path | None, given: Path | None, n: int) -> list[str]:
     if given is not None:
         found = json.loads(given.read_text(encoding="utf-8"))
     else:
-        infos = sorted((cache or Path(".")).glob("store-scale-use-*.json"))
-        if not infos:
-            raise SystemExit(f"no store-scale-use-*.json in {cache}: give --cache or --questions")
-        found = json.loads(infos[0].read_text(encoding="utf-8"))["queries"]
+        found = real_vectors.real_set(cache=cache).queries
     step = max(1, len(found) // n)
     return [str(q) for q in found[::step][:n]]
-
-
-def _p95(times: list[float]) -> float:
-    ordered = sorted(times)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def measure(store: Path, questions: Sequence[str], k: int) -> dict[str, Any]:
@@ -78,9 +75,9 @@ def measure(store: Path, questions: Sequence[str], k: int) -> dict[str, Any]:
         "k": k,
         "questions": len(full_ms),
         "full_p50_ms": statistics.median(full_ms),
-        "full_p95_ms": _p95(full_ms),
+        "full_p95_ms": p95(full_ms),
         "bounded_p50_ms": statistics.median(bound_ms),
-        "bounded_p95_ms": _p95(bound_ms),
+        "bounded_p95_ms": p95(bound_ms),
         "total_ratio": sum(full_ms) / sum(bound_ms),
         "bound_proved": proved,
         "identical": same,
@@ -91,7 +88,9 @@ def measure(store: Path, questions: Sequence[str], k: int) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", type=Path, required=True, help="a SQLite store file")
-    parser.add_argument("--cache", type=Path, help="store_scale.py's real-vector cache folder")
+    parser.add_argument(
+        "--cache", type=Path, help="the real-vector cache folder (default: real_vectors.py's)"
+    )
     parser.add_argument("--questions", type=Path, help="a JSON list of questions instead")
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--k", type=int, nargs="+", default=[10, 50])

@@ -182,15 +182,19 @@ def _ingest(store: Store, chunks: list[Chunk], *, bulk: bool = False, memory: st
     return time.perf_counter() - start
 
 
+def p95(times: Sequence[float]) -> float:
+    """The 95th percentile of ``times`` (the nearest rank)."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
 def _latencies(run: Callable[[str], Any], queries: list[str]) -> tuple[float, float, list[Any]]:
     times, results = [], []
     for q in queries:
         start = time.perf_counter()
         results.append(run(q))
         times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
-    return statistics.median(times), p95, results
+    return statistics.median(times), p95(times), results
 
 
 def _recall(hits: list[Any], qvecs: np.ndarray, vectors: np.ndarray, rows: np.ndarray) -> float:
