@@ -83,15 +83,15 @@ def _latin(char: str) -> bool:
     return not char.isascii() and "LATIN" in unicodedata.name(char, "")
 
 
-def _may_differ(text: str, terms: Sequence[str]) -> bool:
+def _may_differ(words: Sequence[str], terms: Sequence[str]) -> bool:
     """Whether FTS5 might count one of the (ASCII) ``terms`` in a non-ASCII
-    word of ``text`` that Python's split does not: FTS5's unicode61 folds some
+    one of a row's ``words`` that Python's split does not: FTS5's unicode61 folds some
     letters Python keeps (``ø`` as ``o``) and splits at characters Python
     counts as letters, one character for one, so a word can hide a term only
     where its ASCII letters agree with the term's, its Latin ones standing for
     any letter, between the word's ends or non-ASCII characters (which FTS5
     may take for separators)."""
-    for word in text.split():
+    for word in words:
         if word.isascii():
             continue
         n = len(word)
@@ -172,13 +172,14 @@ def top_bm25(
             # that might hide a term is left to the full query
             if not isinstance(text, str) or not isinstance(size, bytes):
                 return None
-            if not text.isascii() and _may_differ(text, terms):
+            words = text.split()
+            if not text.isascii() and _may_differ(words, terms):
                 return None
             try:
                 length = _varints(size, 1)[0]
             except IndexError:  # a damaged size record: FTS5's own query says so
                 return None
-            counts = Counter(text.split())
+            counts = Counter(words)
             norm = _K1 * (1 - _B + _B * length / average)
             total = 0.0  # summed as FTS5's bm25() does, term by term in query order
             for term in terms:
