@@ -5,7 +5,6 @@ remove them; it deletes none of them."""
 from __future__ import annotations
 
 import json
-import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.ingest import ingest_folder
 from jw_rag.ingest.folder import Vanished, vanished_line, vanished_sources
 from jw_rag.store import SQLiteStore, open_store
+from tests.threads import run_at_once
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -115,20 +115,12 @@ def test_concurrent_re_ingests_each_name_the_gone_file_and_keep_it(
 ) -> None:
     (lib / "b.txt").unlink()
     seen: list[list[str]] = []
-    errors: list[BaseException] = []
 
     def one() -> None:
-        try:
-            with closing(SQLiteStore(store, embedder=FakeEmbedder(dim=64))) as st:
-                ingest_folder(st, lib)
-                seen.append([v.source_id for v in vanished_sources(st, lib)])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+        with closing(SQLiteStore(store, embedder=FakeEmbedder(dim=64))) as st:
+            ingest_folder(st, lib)
+            seen.append([v.source_id for v in vanished_sources(st, lib)])
 
-    threads = [threading.Thread(target=one) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_at_once(one, 3)
     assert errors == [] and seen == [["lib/b"]] * 3
     assert "lib/b" in _ids(store)

@@ -6,7 +6,6 @@ outside the allowed roots is still refused, with nothing stored changed."""
 from __future__ import annotations
 
 import sqlite3
-import threading
 from contextlib import closing
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.errors import ConfigError, IngestError
 from jw_rag.ingest import checking_paths, ingest, ingest_folder
 from jw_rag.store import SQLiteStore
+from tests.threads import run_at_once
 
 NAMES = ["a.txt", "ñ a\u200b b;'.txt"]
 
@@ -146,18 +146,5 @@ def test_two_ingests_at_once_of_a_folder_with_a_link_both_succeed(
     store = tmp_path / "s.sqlite"
     _ingest(store, lib)
     _link(lib / "a.txt", "other.txt")
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            _ingest(store, lib)
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_at_once(lambda: _ingest(store, lib), 3) == []
     assert _state(store)["lib/a"] == (str(lib / "a.txt"), "Other words.")
