@@ -34,6 +34,7 @@ from jw_rag.errors import (
     check_flag,
     shown_value,
 )
+from jw_rag.limits import MAX_QUERY_CHARS
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._fusion import reciprocal_rank_fusion
@@ -238,6 +239,12 @@ def _check_search(query: Any, k: Any, mode: Any) -> None:
         raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
     if not isinstance(query, str):
         raise ConfigError(f"query must be a string, got {type(query).__name__}")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ConfigError(
+            f"the query is {len(query):,} characters long, over the limit of "
+            f"{MAX_QUERY_CHARS:,} (jw_rag.limits.MAX_QUERY_CHARS): search with the question "
+            "or the passage's key sentences, not a whole text"
+        )
     if not query.isascii():
         check_text(query, "the query")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
