@@ -20,6 +20,7 @@ def test_exported_members() -> None:
         "before_writes",
         "check_search",
         "check_store",
+        "delete_sources",
         "embed_chunks",
         "embed_text",
         "open_store",

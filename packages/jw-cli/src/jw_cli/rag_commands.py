@@ -51,6 +51,7 @@ from jw_rag.ingest.generic import refuse_skip_bad
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language, chunk_documents
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve, unknown_sources
+from jw_rag.store import delete_sources
 
 __all__ = ["rag_app"]
 
@@ -218,24 +219,14 @@ def delete(
     """Remove sources' chunks, vectors and parents from the store.
 
     Every id must name a stored source: when one does not, nothing is deleted.
+    The sources go in one transaction: a delete cut short deletes none.
 
     Example: jw rag delete --source alma --json
     """
     ids = list(dict.fromkeys(source))
     location = global_options(ctx).store_for(store)
-    removed: list[tuple[str, int]] = []
     with opened_store(location, existing=True) as st:
-        where = getattr(st, "where", location)  # a DSN without its password
-        missing = [i for i in ids if not st.matching_sources(i)]
-        if missing:
-            named = ", ".join(repr(i) for i in missing)
-            untouched = "; nothing was deleted" if len(ids) > 1 else ""
-            raise StoreError(
-                f"no source {named} in {where}{untouched}: `jw rag stats` lists the "
-                "stored source ids"
-            )
-        for source_id in ids:
-            removed.append((source_id, st.delete_source(source_id)))
+        removed = list(zip(ids, delete_sources(st, ids), strict=True))
     records = [{"source_id": i, "deleted_chunks": n} for i, n in removed]
     if as_json:
         _print_json(records[0] if len(records) == 1 else records)

@@ -5,7 +5,7 @@ the embedded default (one file, no server).
 """
 
 from jw_rag.store._base import before_writes, check_search
-from jw_rag.store._batch import replace_sources, write_one_at_a_time
+from jw_rag.store._batch import delete_sources, replace_sources, write_one_at_a_time
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import check_store, open_store
@@ -25,6 +25,7 @@ __all__ = [
     "before_writes",
     "check_search",
     "check_store",
+    "delete_sources",
     "embed_chunks",
     "embed_text",
     "open_store",

@@ -71,6 +71,12 @@ class Store(Protocol):
     A chunk's ``metadata[EXTRA_UNIT_KEY]`` (when set) names the kind of unit it is;
     the store keeps it without reading it, except that ``stats`` counts the
     rows of each unit kind apart from the chunks (``"extra_units"``).
+
+    Optional methods, which the built-in stores have and callers use when a
+    store offers them (a store without one still is a ``Store``):
+    ``delete_sources(source_ids) -> list[int]`` deletes several sources in one
+    transaction, all or none (:func:`jw_rag.store.delete_sources` falls back
+    to one ``delete_source`` at a time).
     """
 
     @property
