@@ -731,7 +731,7 @@ class StoreCore(ABC, Generic[ConnT]):
             found = self._matches(conn, ids)
             missing = [i for i in ids if not found[i]]
             if missing:
-                named = ", ".join(shown_value(i) for i in missing[:5])
+                named = ", ".join(repr(i) for i in missing[:5])  # a long id is cut when shown
                 more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
                 untouched = "; nothing was deleted" if len(ids) > 1 else ""
                 raise StoreError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from jw_rag.errors import StoreError, error_line, shown_value
+from jw_rag.errors import StoreError, error_line
 from jw_rag.store.protocol import SourceWrite, Store
 
 __all__ = ["delete_sources", "replace_sources", "write_one_at_a_time"]
@@ -71,7 +71,7 @@ def delete_sources(store: Store, source_ids: Sequence[str]) -> list[int]:
     if missing:
         untouched = "; nothing was deleted" if len(ids) > 1 else ""
         raise StoreError(
-            f"no source {', '.join(shown_value(i) for i in missing[:5])} in the store"
+            f"no source {', '.join(repr(i) for i in missing[:5])} in the store"
             f"{untouched}: `jw rag stats` lists the stored source ids"
         )
     done: list[int] = []
