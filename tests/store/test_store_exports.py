@@ -10,7 +10,9 @@ import jw_rag.store as store_pkg
 
 def test_exported_members() -> None:
     assert sorted(store_pkg.__all__) == [
+        "DeletesSources",
         "FILTER_KEYS",
+        "ListsSourcesBelow",
         "RRF_K",
         "SQLiteStore",
         "SearchHit",

@@ -11,11 +11,20 @@ from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import check_store, open_store
 from jw_rag.store._pooling import embed_chunks
 from jw_rag.store._rows import embed_text
-from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite, Store
+from jw_rag.store.protocol import (
+    DeletesSources,
+    ListsSourcesBelow,
+    SearchHit,
+    SearchMode,
+    SourceWrite,
+    Store,
+)
 from jw_rag.store.sqlite_store import SQLiteStore
 
 __all__ = [
+    "DeletesSources",
     "FILTER_KEYS",
+    "ListsSourcesBelow",
     "RRF_K",
     "SQLiteStore",
     "SearchHit",

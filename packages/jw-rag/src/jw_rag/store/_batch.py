@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from jw_rag.errors import StoreError, error_line
-from jw_rag.store.protocol import SourceWrite, Store
+from jw_rag.store.protocol import DeletesSources, SourceWrite, Store
 
 __all__ = ["delete_sources", "replace_sources", "write_one_at_a_time"]
 
@@ -63,9 +63,8 @@ def delete_sources(store: Store, source_ids: Sequence[str]) -> list[int]:
     first (every id must name a source) and then deleted from one source at a
     time; when one fails after others were deleted, the
     :class:`~jw_rag.errors.StoreError` names the sources deleted and those not."""
-    batch = getattr(store, "delete_sources", None)
-    if callable(batch):
-        return list(batch(source_ids))
+    if isinstance(store, DeletesSources):
+        return list(store.delete_sources(source_ids))
     ids = list(source_ids)
     missing = [i for i in ids if not store.matching_sources(i)]
     if missing:
