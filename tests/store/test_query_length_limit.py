@@ -90,3 +90,21 @@ def test_concurrent_searches_of_huge_queries_are_all_refused(store_factory: Stor
     errors = run_at_once(lambda: store.search(huge, k=3, mode="bm25"), 8)
     assert len(errors) == 8 and all(isinstance(e, ConfigError) for e in errors)
     assert [h.chunk.source_id for h in store.search("lamps", k=1, mode="bm25")] == ["book"]
+
+
+def test_the_other_ways_a_query_is_embedded_keep_the_limit(store_factory: StoreFactory) -> None:
+    from jw_rag.retrieve import expand_hits
+
+    embedder = CountingEmbedder()
+    store = store_factory(embedder)
+    store.add(make_chunks("book", 5))
+    hits = store.search("lamps", k=2)
+    embedded = embedder.calls
+    huge = "lamps " * 1_000_000
+    with pytest.raises(ConfigError, match="over the limit"):
+        store.query_vector(huge)
+    with pytest.raises(ConfigError, match="over the limit"):
+        expand_hits(store, hits, expand="segment", query=huge)
+    assert embedder.calls == embedded
+    assert store.query_vector(_at_limit()) is not None
+    assert len(expand_hits(store, hits, expand="relevant", query=_at_limit())) == 2

@@ -234,17 +234,21 @@ _WINDOW_UNIT = "window"
 MAX_SEARCH_K = 10_000
 
 
-def _check_search(query: Any, k: Any, mode: Any) -> None:
-    if mode not in _MODES:
-        raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
-    if not isinstance(query, str):
-        raise ConfigError(f"query must be a string, got {type(query).__name__}")
+def _check_query_length(query: str) -> None:
     if len(query) > MAX_QUERY_CHARS:
         raise ConfigError(
             f"the query is {len(query):,} characters long, over the limit of "
             f"{MAX_QUERY_CHARS:,} (jw_rag.limits.MAX_QUERY_CHARS): search with the question "
             "or the passage's key sentences, not a whole text"
         )
+
+
+def _check_search(query: Any, k: Any, mode: Any) -> None:
+    if mode not in _MODES:
+        raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
+    if not isinstance(query, str):
+        raise ConfigError(f"query must be a string, got {type(query).__name__}")
+    _check_query_length(query)
     if not query.isascii():
         check_text(query, "the query")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
@@ -580,6 +584,7 @@ class StoreCore(ABC, Generic[ConnT]):
         answer is the caller's own copy: changing it changes no later search."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
+        _check_query_length(query)  # as search would: a 10 MB text is no query to embed
         vector = self._query_vector(query)
         return None if vector is None else vector.copy()
 
