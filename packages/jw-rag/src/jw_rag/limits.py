@@ -17,10 +17,12 @@ __all__ = ["MAX_QUERY_CHARS", "MAX_SIZE"]
 #: The largest size option, in characters (or sentences for a sentence count).
 MAX_SIZE = 1_000_000_000
 
-#: The longest search query, in characters (code points). Longer queries are
-#: refused in one line before anything is embedded or ranked, by
-#: ``Store.search``, ``retrieve``, ``jw rag search`` and the MCP ``search``
-#: tool alike.
+#: The longest search query, in characters: code points of its composed
+#: (NFC) form, so an accented letter counts once however it was typed (one
+#: code point, or a letter and a combining accent as macOS and some PDFs give
+#: it). Longer queries are refused in one line before anything is embedded
+#: or ranked, by ``Store.search``, ``retrieve``, ``jw rag search`` and the
+#: MCP ``search`` tool alike.
 #:
 #: Why this number. Questions are short: the 3,837 questions of the public
 #: sets this project measures with are at most 295 characters (median 64).

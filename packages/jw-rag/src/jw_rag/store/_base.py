@@ -234,10 +234,26 @@ _WINDOW_UNIT = "window"
 MAX_SEARCH_K = 10_000
 
 
+#: The most code points one composed (NFC) character decomposes into: a
+#: query longer than this many times the limit is over it in any form.
+_MOST_PER_CHARACTER = 4
+
+
+def _query_chars(query: str) -> int:
+    """The characters of ``query`` as the limit counts them: composed (NFC),
+    so ``é`` is one character whether typed as one code point or as ``e`` and
+    a combining accent (NFD, as macOS and some PDFs give it)."""
+    n = len(query)
+    if n <= MAX_QUERY_CHARS or query.isascii() or n > MAX_QUERY_CHARS * _MOST_PER_CHARACTER:
+        return n  # within as given, or over in any form: no need to compose it
+    return min(n, len(unicodedata.normalize("NFC", query)))
+
+
 def _check_query_length(query: str) -> None:
-    if len(query) > MAX_QUERY_CHARS:
+    n = _query_chars(query)
+    if n > MAX_QUERY_CHARS:
         raise ConfigError(
-            f"the query is {len(query):,} characters long, over the limit of "
+            f"the query is {n:,} characters long, over the limit of "
             f"{MAX_QUERY_CHARS:,} (jw_rag.limits.MAX_QUERY_CHARS): search with the question "
             "or the passage's key sentences, not a whole text"
         )
