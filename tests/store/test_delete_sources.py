@@ -168,3 +168,17 @@ def test_deletes_racing_ingests_leave_no_orphan_chunks(store_factory: StoreFacto
     for s in ("a", "b"):
         held = store.get_source(s)
         assert held is None or held["chunks"] == store.stats()["per_source"][s]
+
+
+def test_one_source_named_in_two_unicode_forms_is_told_apart(
+    store_factory: StoreFactory,
+) -> None:
+    # the two spellings print alike: "named as 'café' and 'café'" told nothing
+    nfc, nfd = (unicodedata.normalize(f, "café") for f in ("NFC", "NFD"))
+    store = _filled(store_factory, nfc)
+    with pytest.raises(ConfigError) as caught:
+        store.delete_sources([nfd, nfc])
+    message = str(caught.value)
+    assert "\n" not in message and "two Unicode forms" in message
+    assert "decomposed (NFD) and composed (NFC)" in message
+    assert store.stats()["per_source"] == {nfc: 3}

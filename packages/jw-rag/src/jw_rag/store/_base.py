@@ -304,6 +304,15 @@ def _check_source_ids(source_ids: Any) -> list[str]:
     return ids
 
 
+def _form(text: str) -> str:
+    """Which Unicode form ``text`` is in, as a user reads it."""
+    if unicodedata.is_normalized("NFC", text):
+        return "composed (NFC)"
+    if unicodedata.is_normalized("NFD", text):
+        return "decomposed (NFD)"
+    return "partly composed"
+
+
 def _check_distinct(stored: Mapping[Any, str]) -> None:
     """Refuse two ids of one delete naming the same stored source (``stored``
     maps each id given, or its place, to the source it names)."""
@@ -311,11 +320,15 @@ def _check_distinct(stored: Mapping[Any, str]) -> None:
     for given, source_id in stored.items():
         if source_id in seen:
             first = seen[source_id]
-            twice = (
-                f"as {shown_value(first)} and {shown_value(given)}"
-                if isinstance(given, str) and first != given
-                else "twice"
-            )
+            twice = "twice"
+            if isinstance(given, str) and first != given:
+                twice = f"as {shown_value(first)} and {shown_value(given)}"
+                if unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", given):
+                    # the two print alike: say how they differ
+                    twice = (
+                        f"twice, in two Unicode forms: {_form(first)} and {_form(given)} "
+                        "(the same letters typed two ways)"
+                    )
             raise ConfigError(
                 f"source {shown_value(source_id)} is named {twice} in one delete: name each "
                 "source once; nothing was deleted"
