@@ -265,6 +265,14 @@ def load_folder(
         except _PageOfOtherKind:
             pages.append(path)
         except RefusedPath:  # a link out of the allowed roots: refused before it was opened
+            if not path.is_symlink():
+                # not a link itself: a folder on its way became one after the check,
+                # and its names came from outside the roots: none of them is told
+                raise IngestError(
+                    f"{root} changed while it was being read (a folder in it became a link "
+                    "out of the allowed roots); nothing was read outside them; try again "
+                    "once it is settled"
+                ) from None
             outside.append(path)
         except PER_FILE_ERRORS as exc:
             if not skip_bad:
