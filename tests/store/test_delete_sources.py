@@ -140,7 +140,9 @@ def test_a_store_without_delete_sources_is_checked_first(sqlite_factory: StoreFa
     assert inner.stats()["sources"] == 3
     with pytest.raises(StoreError) as caught:
         delete_sources(_OneAtATime(inner, fail_on="b"), ["a", "b", "c"])
-    assert "deleted 1 of 3 sources before the failure (a), not deleted: b, c" in str(caught.value)
+    assert "deleted 1 of 3 sources before the failure ('a'), not deleted: 'b', 'c'" in str(
+        caught.value
+    )
     assert delete_sources(_OneAtATime(inner), ["c"]) == [3]
 
 
@@ -182,3 +184,34 @@ def test_one_source_named_in_two_unicode_forms_is_told_apart(
     assert "\n" not in message and "two Unicode forms" in message
     assert "decomposed (NFD) and composed (NFC)" in message
     assert store.stats()["per_source"] == {nfc: 3}
+
+
+def test_a_store_without_delete_sources_gets_the_same_argument_checks(
+    sqlite_factory: StoreFactory,
+) -> None:
+    inner = _filled(sqlite_factory, "a", "l", "m")
+    with pytest.raises(ConfigError, match="list of source id strings"):
+        delete_sources(_OneAtATime(inner), "alma")  # not the sources a, l, m and a
+    with pytest.raises(ConfigError, match="named twice"):
+        delete_sources(_OneAtATime(inner), ["a", "a"])
+    with pytest.raises(ConfigError, match="source_id must be a string"):
+        delete_sources(_OneAtATime(inner), ["a", None])  # type: ignore[list-item]
+    assert inner.stats()["sources"] == 3
+
+
+def test_a_store_without_delete_sources_keeps_its_failure_line_short(
+    sqlite_factory: StoreFactory,
+) -> None:
+    inner = sqlite_factory()
+    ids = [f"s{i:05}" for i in range(3_000)]
+    inner.add([c for s in ids for c in make_chunks(s, 1)])
+    with pytest.raises(StoreError) as caught:
+        delete_sources(_OneAtATime(inner), [*ids[:10], *(f"gone{i}" for i in range(40))])
+    assert "and 35 more" in str(caught.value)
+    with pytest.raises(StoreError) as caught:
+        delete_sources(_OneAtATime(inner, fail_on="s01000"), ids)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 600, len(message)
+    assert "deleted 1,000 of 3,000 sources before the failure" in message
+    assert "'s00000'" in message and "'s01000'" in message
+    assert inner.stats()["sources"] == 2_000

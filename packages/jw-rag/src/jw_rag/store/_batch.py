@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from jw_rag.errors import StoreError, error_line
+from jw_rag.store._base import _check_distinct, _check_source_ids
 from jw_rag.store.protocol import DeletesSources, SourceWrite, Store
 
 __all__ = ["delete_sources", "replace_sources", "write_one_at_a_time"]
@@ -55,6 +56,13 @@ def write_one_at_a_time(
     return done
 
 
+def _some(ids: Sequence[str], shown: int = 5) -> str:
+    """The first ``shown`` of ``ids`` quoted, and how many more: an error line
+    about a delete of thousands of sources stays a line."""
+    more = f" and {len(ids) - shown:,} more" if len(ids) > shown else ""
+    return ", ".join(repr(i) for i in ids[:shown]) + more
+
+
 def delete_sources(store: Store, source_ids: Sequence[str]) -> list[int]:
     """Delete the sources ``source_ids`` name from ``store``; the chunks
     deleted per id, in the order given. The built-in stores delete them in
@@ -65,14 +73,16 @@ def delete_sources(store: Store, source_ids: Sequence[str]) -> list[int]:
     :class:`~jw_rag.errors.StoreError` names the sources deleted and those not."""
     if isinstance(store, DeletesSources):
         return list(store.delete_sources(source_ids))
-    ids = list(source_ids)
-    missing = [i for i in ids if not store.matching_sources(i)]
+    ids = _check_source_ids(source_ids)  # as the built-in stores check them
+    stored = {i: store.matching_sources(i) for i in ids}
+    missing = [i for i in ids if not stored[i]]
     if missing:
         untouched = "; nothing was deleted" if len(ids) > 1 else ""
         raise StoreError(
-            f"no source {', '.join(repr(i) for i in missing[:5])} in the store"
-            f"{untouched}: `jw rag stats` lists the stored source ids"
+            f"no source {_some(missing)} in the store{untouched}: `jw rag stats` lists the "
+            "stored source ids"
         )
+    _check_distinct({i: found[0] if len(found) == 1 else i for i, found in stored.items()})
     done: list[int] = []
     for i in ids:
         try:
@@ -82,7 +92,7 @@ def delete_sources(store: Store, source_ids: Sequence[str]) -> list[int]:
                 raise
             raise StoreError(
                 f"{error_line(exc)}; this store deletes one source at a time: deleted "
-                f"{len(done)} of {len(ids)} sources before the failure "
-                f"({', '.join(ids[: len(done)])}), not deleted: {', '.join(ids[len(done) :])}"
+                f"{len(done):,} of {len(ids):,} sources before the failure "
+                f"({_some(ids[: len(done)])}), not deleted: {_some(ids[len(done) :])}"
             ) from exc
     return done
