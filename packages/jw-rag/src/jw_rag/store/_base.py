@@ -622,16 +622,18 @@ class StoreCore(ABC, Generic[ConnT]):
     def add(self, chunks: Iterable[Chunk]) -> int:
         """Add (or overwrite, by id) ``chunks``; returns how many were written."""
         self._refuse_read_only()
+        sources: set[str] = set()
         with Staged() as staged:
-            if not self._stage(staged, "", chunks):
+            if not self._stage(staged, "", chunks, lambda c: sources.add(c.source_id)):
                 return 0
             _write_begins()
             with self._writing() as conn:
-                sources: set[str] = set()
+                # the sources' rows first, in id order, as deletes and batch writes
+                # take them: taken after the chunks, a delete of the same sources
+                # holding a source's row and waiting on its chunks deadlocked
+                self._touch_sources(conn, sorted(sources))
                 for rows, vectors in staged.batches(""):
                     self._insert(conn, rows, vectors)
-                    sources.update(r.chunk.source_id for r in rows)
-                self._touch_sources(conn, sorted(sources))
             return staged.rows("")
 
     def _refuse_read_only(self) -> None:

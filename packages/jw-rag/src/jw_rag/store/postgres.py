@@ -714,9 +714,12 @@ class PostgresStore(StoreCore[psycopg.Connection]):
             )
 
     def _touch_sources(self, conn: psycopg.Connection, source_ids: list[str]) -> None:
+        self._fix_dimension(conn, self.embedder)  # as _claim_source: before any row lock
         conn.execute(
             "INSERT INTO jw_sources (source_id, content_hash) "
-            "SELECT unnest(%s::text[]), NULL::text ORDER BY 1 "  # rows locked in one order
+            # rows locked in code point order (C), the order Python sorts ids in for
+            # deletes and batch writes, whatever the database's collation
+            'SELECT s, NULL::text FROM unnest(%s::text[]) AS s ORDER BY s COLLATE "C" '
             "ON CONFLICT (source_id) DO UPDATE SET content_hash = NULL, ingested_at = now()",
             (source_ids,),
         )
