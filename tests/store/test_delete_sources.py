@@ -242,3 +242,14 @@ def test_adds_racing_deletes_of_the_same_sources_do_not_deadlock(
 
     assert run_at_once(work, 4) == []
     assert _orphans(store) == set()
+
+
+def test_add_still_refuses_what_is_no_chunk_in_one_line(store_factory: StoreFactory) -> None:
+    from jw_rag.model import Chunk
+
+    store = _filled(store_factory, "a")
+    bad_source = Chunk(id="x", text="t", source_id=["a"], metadata={})  # type: ignore[arg-type]
+    for bad in ([None], [{"id": "x"}], [bad_source]):
+        with pytest.raises(ConfigError):
+            store.add(bad)  # type: ignore[arg-type]
+    assert store.stats()["per_source"] == {"a": 3}

@@ -623,8 +623,13 @@ class StoreCore(ABC, Generic[ConnT]):
         """Add (or overwrite, by id) ``chunks``; returns how many were written."""
         self._refuse_read_only()
         sources: set[str] = set()
+
+        def note(chunk: Any) -> None:  # before the chunk is checked: a bad one is refused after
+            if isinstance(chunk, Chunk) and isinstance(chunk.source_id, str):
+                sources.add(chunk.source_id)
+
         with Staged() as staged:
-            if not self._stage(staged, "", chunks, lambda c: sources.add(c.source_id)):
+            if not self._stage(staged, "", chunks, note):
                 return 0
             _write_begins()
             with self._writing() as conn:
