@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 from jw_eval.datasets.model import BenchDocument, BenchQuery, Dataset
 from jw_eval.spans import ExpectedSpan
 from jw_rag.model import Paragraph
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "reader_lines.py"
+from tests.benchmark_scripts import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("reader_lines", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["reader_lines"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reader_lines")
 
 
 PARAS = [

@@ -47,3 +47,29 @@ def test_a_delete_during_a_re_ingest_removes_the_new_chunks(pg_database: PgDatab
                 "SELECT count(*) FROM jw_chunks WHERE source_id = 'book'"
             ).fetchone()
         assert left == (0,)
+
+
+def test_an_ingest_waiting_on_a_delete_stores_its_source_row(pg_database: PgDatabase) -> None:
+    """The other order: a delete holds the source's row lock when an ingest
+    asks for it. The ingest's lock then found the row gone and wrote its
+    chunks without a source row (searched and counted, unknown to
+    ``get_source`` and ``jw rag delete``); it now makes the row again."""
+    dsn = pg_database()
+    with PostgresStore(dsn, embedder=CountingEmbedder()) as store:
+        store.add(make_chunks("book", 5))
+        with psycopg.connect(dsn) as deleting:  # delete_sources(["book", ...]), before its commit
+            deleting.execute("SELECT 1 FROM jw_sources WHERE source_id = 'book' FOR UPDATE")
+            ingest = threading.Thread(
+                target=lambda: store.replace_source("book", make_chunks("book", 3, tag="new"))
+            )
+            ingest.start()
+            time.sleep(1.0)  # the ingest found the row, and now waits for its lock
+            deleting.execute("DELETE FROM jw_chunks WHERE source_id = 'book'")
+            deleting.execute("DELETE FROM jw_sources WHERE source_id = 'book'")
+            deleting.commit()
+            ingest.join(timeout=30)
+        assert store.stats()["per_source"] == {"book": 3}
+        held = store.get_source("book")
+        assert held is not None and held["chunks"] == 3
+        assert store.delete_sources(["book"]) == [3]
+        assert store.stats()["chunks"] == 0

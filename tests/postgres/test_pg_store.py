@@ -420,7 +420,8 @@ def test_a_query_of_more_words_than_full_text_holds_is_one_line_naming_the_query
 ) -> None:
     # 150,000 distinct words: their lexemes pass the megabyte a tsvector holds.
     # The store is fine: the message said "cannot read the store ... check the
-    # server and retry"
+    # server and retry". Such a query is now refused for its length, before
+    # the server sees it (jw_rag.limits.MAX_QUERY_CHARS)
     words = " ".join(
         "".join(chr(97 + (i // 26**p) % 26) for p in range(4)) + "qz" for i in range(150_000)
     )
@@ -430,6 +431,6 @@ def test_a_query_of_more_words_than_full_text_holds_is_one_line_naming_the_query
             with pytest.raises(ConfigError) as err:
                 s.search(words, k=3, mode=mode)
             message = str(err.value)
-            assert "\n" not in message and "the query has too many words" in message
-            assert "shorten it" in message and "check the server" not in message
+            assert "\n" not in message and "over the limit of" in message
+            assert "key sentences" in message and "check the server" not in message
         assert [h.chunk.id for h in s.search("lamps", k=1, mode="bm25")] == ["book:0"]

@@ -1,7 +1,8 @@
 """A folder's file replaced by a link (to a file of the same or other content,
 inside the folder) is the same source on re-ingest: its origin is the file's
 own path, links followed only on the way to its folder. A link leading
-outside the allowed roots is still refused, with nothing stored changed."""
+outside the allowed roots is left out by name, never read, and its stored
+source is kept as it was."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from jw_rag.embed.fake import FakeEmbedder
 from jw_rag.errors import ConfigError, IngestError
-from jw_rag.ingest import checking_paths, ingest, ingest_folder
+from jw_rag.ingest import checking_paths, collecting_left_out, ingest, ingest_folder
 from jw_rag.store import SQLiteStore
 from tests.threads import run_at_once
 
@@ -118,7 +119,7 @@ def test_another_file_under_a_stored_id_is_still_refused(tmp_path: Path, lib: Pa
     assert _state(store) == before
 
 
-def test_a_link_leading_outside_the_allowed_root_is_refused_and_nothing_changes(
+def test_a_link_leading_outside_the_allowed_root_is_left_out_and_its_source_kept(
     tmp_path: Path, lib: Path
 ) -> None:
     store = tmp_path / "s.sqlite"
@@ -133,11 +134,11 @@ def test_a_link_leading_outside_the_allowed_root_is_refused_and_nothing_changes(
         if not resolved.is_relative_to(allowed):
             raise ConfigError(f"{shown} is outside the allowed roots ({allowed})")
 
-    with checking_paths(check), closing(_store(store)) as st:
-        with pytest.raises(ConfigError, match="a.txt is outside the allowed roots") as info:
-            ingest(st, "text", lib)
-    assert "\n" not in str(info.value)
-    assert _state(store) == before
+    with checking_paths(check), closing(_store(store)) as st, collecting_left_out() as left:
+        done = ingest(st, "text", lib)  # the other files are read, the link left out by name
+    assert sorted(r.source_id for r in done) == ["lib/other", "lib/same", "lib/ñ a\u200b b;'"]
+    assert "1 link to a file outside the allowed roots (a.txt)" in left[0].message
+    assert _state(store) == before  # lib/a as it was: the linked file was never read
 
 
 def test_two_ingests_at_once_of_a_folder_with_a_link_both_succeed(

@@ -19,6 +19,7 @@ import pytest
 from jw_rag.errors import ConfigError, IngestError, JwRagError
 from jw_rag.ingest import (
     checking_paths,
+    collecting_left_out,
     load_documents,
     load_folder,
     parse_article,
@@ -128,9 +129,15 @@ def test_a_folder_is_checked_and_so_is_every_file_in_it(sandbox: tuple[Path, Pat
     assert [d.source_id for d in docs] == ["notes/a"] and not skipped
     _write(outside / "secret.md", "markdown", SECRET)
     (root / "notes" / "b.md").symlink_to(outside / "secret.md")
-    assert "is outside the allowed roots" in _refused(load_folder, root / "notes")
-    with pytest.raises(ConfigError):
-        load_folder(root / "notes", skip_bad=True)  # a refusal is not a bad file to skip
+    for skip_bad in (False, True):  # a refused link is left out, not a bad file to skip
+        with collecting_left_out() as left:
+            docs, skipped = load_folder(root / "notes", skip_bad=skip_bad)
+        assert [d.source_id for d in docs] == ["notes/a"] and not skipped
+        assert SECRET not in " ".join(d.text for d in docs)
+        assert "1 link to a file outside the allowed roots (b.md)" in left[0].message
+    (root / "notes" / "a.md").unlink()  # the link alone: nothing to read, said in one line
+    refused = _refused(load_folder, root / "notes")
+    assert "nothing to read, left out 1 link to a file outside" in refused
     (root / "outside-folder").symlink_to(outside, target_is_directory=True)
     for folder in (root / "outside-folder", outside, root / ".." / "outside"):
         assert "is outside the allowed roots" in _refused(load_folder, folder)
@@ -251,3 +258,17 @@ def test_readers_racing_a_folder_that_flips_to_a_link_never_read_outside(tmp_pat
     print(dict(seen))
     assert not failures, failures[:1]
     assert seen["outside words"] == 0 and seen["inside words"] > 0
+
+
+def test_many_links_outside_make_one_short_note(sandbox: tuple[Path, Path]) -> None:
+    root, outside = sandbox
+    secret = _write(outside / "secret.txt", "text", SECRET)
+    _write(root / "many" / "inside.txt", "text", "Inside words")
+    for i in range(500):
+        (root / "many" / f"link{i:03}.txt").symlink_to(secret)
+    with collecting_left_out() as left:
+        docs, _ = load_folder(root / "many")
+    assert [d.source_id for d in docs] == ["many/inside"]
+    note = left[0].message
+    assert "500 links to files outside the allowed roots (link000.txt" in note
+    assert "and 497 more" in note and len(note) < 400 and SECRET not in note

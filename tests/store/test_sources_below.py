@@ -96,3 +96,25 @@ def test_sources_below_names_a_root_no_origin_holds(store: Store, root: str, nam
     with pytest.raises(ConfigError, match=named) as caught:
         store.sources_below(root)  # type: ignore[attr-defined]
     assert "\n" not in str(caught.value)
+
+
+def test_the_optional_methods_are_protocols_of_their_own(store: Store) -> None:
+    from jw_rag.ingest.folder import vanished_sources
+    from jw_rag.store import DeletesSources, ListsSourcesBelow
+
+    assert isinstance(store, ListsSourcesBelow) and isinstance(store, DeletesSources)
+
+    class Minimal:  # a third-party store without them is read the long way
+        def __init__(self, inner: Store) -> None:
+            self.inner = inner
+
+        def stats(self) -> dict[str, Any]:
+            return self.inner.stats()
+
+        def get_source(self, source_id: str) -> dict[str, Any] | None:
+            return self.inner.get_source(source_id)
+
+    _fill(store)
+    minimal = Minimal(store)
+    assert not isinstance(minimal, ListsSourcesBelow | DeletesSources)
+    assert vanished_sources(minimal, ROOT) == vanished_sources(store, ROOT)  # type: ignore[arg-type]

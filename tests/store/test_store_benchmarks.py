@@ -131,3 +131,16 @@ def test_fts_bound_bench_compares_both_ways(
         assert 1 <= r["bound_proved"] < 4  # "the of" has no rarer word: the full query answers
         assert r["full_p50_ms"] > 0 and r["bounded_p50_ms"] > 0
     assert "| identical" in capsys.readouterr().out
+
+
+def test_query_length_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load("query_length")
+    if not (bench.DATA / "argument" / "corpus").is_dir():
+        pytest.skip("the shared bench data is not beside the repository")
+    rows = bench.main(
+        ["--stores", "sqlite", "--lengths", "300", "5000", "--kinds", "short",
+         "--repeat", "1", "--paragraphs", "30"]
+    )  # fmt: skip
+    assert [(r["kind"], r["chars"]) for r in rows] == [("short", 300), ("short", 5000)]
+    assert all(r[m] >= 0 for r in rows for m in ("embed", "bm25", "dense", "hybrid"))
+    assert "5,000 chars" in capsys.readouterr().out  # over the limit: ranked all the same

@@ -10,7 +10,9 @@ import jw_rag.store as store_pkg
 
 def test_exported_members() -> None:
     assert sorted(store_pkg.__all__) == [
+        "DeletesSources",
         "FILTER_KEYS",
+        "ListsSourcesBelow",
         "RRF_K",
         "SQLiteStore",
         "SearchHit",
@@ -20,6 +22,7 @@ def test_exported_members() -> None:
         "before_writes",
         "check_search",
         "check_store",
+        "delete_sources",
         "embed_chunks",
         "embed_text",
         "open_store",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 import warnings
 from pathlib import Path
@@ -45,12 +46,19 @@ from jw_rag.defaults import (
     SEARCH_MODES,
 )
 from jw_rag.errors import ConfigError, JwRagWarning, StoreError
-from jw_rag.ingest import SkippedFile, chunk_document, load_documents, load_folder
+from jw_rag.ingest import (
+    SkippedFile,
+    chunk_document,
+    kind_names,
+    load_documents,
+    load_folder,
+)
 from jw_rag.ingest.folder import nothing_to_ingest
 from jw_rag.ingest.generic import refuse_skip_bad
 from jw_rag.ingest.pipeline import SUPPORTED_LANGUAGES, check_language, chunk_documents
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve, unknown_sources
+from jw_rag.store import delete_sources
 
 __all__ = ["rag_app"]
 
@@ -218,24 +226,14 @@ def delete(
     """Remove sources' chunks, vectors and parents from the store.
 
     Every id must name a stored source: when one does not, nothing is deleted.
+    The sources go in one transaction: a delete cut short deletes none.
 
     Example: jw rag delete --source alma --json
     """
     ids = list(dict.fromkeys(source))
     location = global_options(ctx).store_for(store)
-    removed: list[tuple[str, int]] = []
     with opened_store(location, existing=True) as st:
-        where = getattr(st, "where", location)  # a DSN without its password
-        missing = [i for i in ids if not st.matching_sources(i)]
-        if missing:
-            named = ", ".join(repr(i) for i in missing)
-            untouched = "; nothing was deleted" if len(ids) > 1 else ""
-            raise StoreError(
-                f"no source {named} in {where}{untouched}: `jw rag stats` lists the "
-                "stored source ids"
-            )
-        for source_id in ids:
-            removed.append((source_id, st.delete_source(source_id)))
+        removed = list(zip(ids, delete_sources(st, ids), strict=True))
     records = [{"source_id": i, "deleted_chunks": n} for i, n in removed]
     if as_json:
         _print_json(records[0] if len(records) == 1 else records)
@@ -256,7 +254,7 @@ ChunkSkipBadOpt = Annotated[
 ]
 
 
-@rag_app.command()
+@rag_app.command(context_settings={"allow_extra_args": True})
 def chunk(
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="File, folder or http(s) URL.")],
@@ -265,12 +263,15 @@ def chunk(
     as_json: JsonOpt = False,
 ) -> None:
     """Show how a source would be chunked, with each chunk's provenance; stores nothing.
+    The kind of each file comes from its extension (or its content).
 
     With --skip-bad --json the output is an object: sources (the list printed
     without it) and skipped (each file's path and reason).
 
     Example: jw rag chunk soul.html --chunker semantic:target_chars=800
     """
+    if ctx.args:  # words after the source (the command allows them only to say this)
+        _refuse_extra(source, list(ctx.args))
     chosen = global_options(ctx).chunker_for(chunker)
     skipped: list[SkippedFile] | None = None
     if skip_bad:
@@ -296,6 +297,24 @@ def chunk(
         console.print(chunks_table(chunks, title))
     if skipped is not None:
         _echo_skipped(skipped, chunked)
+
+
+def _refuse_extra(source: str, extra: list[str]) -> None:
+    """The one-line error for ``jw rag chunk`` given more than one argument:
+    a kind word first (``jw rag chunk text notes``, as ``jw rag ingest`` is
+    spelled), or several sources."""
+    kinds = {*kind_names(), *kind_names(public=True)}
+    if source.strip().lower() in kinds and len(extra) == 1:
+        raise ConfigError(
+            f"jw rag chunk takes no kind ({source!r}): it reads each file's kind from its "
+            f"extension; run: jw rag chunk {shlex.quote(extra[0])}"
+        )
+    given = ", ".join(repr(a) for a in [source, *extra][:5])
+    given += f" and {len(extra) - 4} more" if len(extra) > 4 else ""
+    raise ConfigError(
+        f"jw rag chunk takes one source, got {len(extra) + 1} ({given}): chunk one file, "
+        "folder or URL at a time, or put the files in one folder and chunk the folder"
+    )
 
 
 def _echo_skipped(skipped: list[SkippedFile], chunked: list[tuple[str, list[Chunk]]]) -> None:

@@ -9,7 +9,8 @@ file is opened; a URL is fetched under the server's limits, connecting only
 to addresses that passed its check. The work runs on the write pool under
 ``--call-timeout`` (:mod:`jw_mcp.workers`), reporting progress as it reads and
 embeds. The answer is always a list: one entry per stored source. When a
-folder's files were left out (another kind reads them, or none does) the
+folder's files were left out (another kind reads them, none does, or a link
+leads outside the roots: never opened, the other files are stored) the
 answer says so twice: a ``warning:`` line after the entries, the one the
 ``jw`` command prints with the MCP kind names, and ``left_out`` beside
 ``result`` in the structured content, one entry per folder with its groups

@@ -17,6 +17,7 @@ from jw_core import SUPPORTED_LANGUAGES
 from jw_rag.chunkers import available_chunkers
 from jw_rag.defaults import DEFAULT_EXPANSION, DEFAULT_SEARCH_MODE, Expansion, SearchMode
 from jw_rag.ingest.kinds import kind_names
+from jw_rag.limits import MAX_QUERY_CHARS
 
 __all__ = [
     "READ",
@@ -102,7 +103,13 @@ KindParam = Annotated[
     Literal[kind_names(public=True)],  # type: ignore[valid-type]
     Field(description="What the source is."),
 ]
-Query = Annotated[str, Field(description="What to look for, in plain words.", min_length=1)]
+Query = Annotated[
+    str,
+    Field(
+        description=f"What to look for, in plain words (at most {MAX_QUERY_CHARS:,} characters).",
+        min_length=1,
+    ),
+]
 K = Annotated[
     int, Field(description=f"Hits to deliver, 1 to {MAX_K}.", ge=1, le=MAX_K, strict=True)
 ]

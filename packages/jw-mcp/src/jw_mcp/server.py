@@ -66,6 +66,7 @@ from jw_rag.hits import hit_records, para_ids
 from jw_rag.model import Chunk
 from jw_rag.retrieve import retrieve, unknown_sources
 from jw_rag.source_list import list_sources as source_page
+from jw_rag.store import check_search
 
 __all__ = ["Setup", "build_server", "main"]
 
@@ -119,6 +120,7 @@ def _add_read_tools(server: MCPServer, setup: Setup) -> None:
         (strings; "#N" is a position), folded (ids of other hits text already holds)."""
         named = {"language": language, "source_id": source_id}
         filters = {key: value for key, value in named.items() if value is not None}
+        check_search(query, k, mode, filters)  # refused here, not after a wait for a worker
 
         def work() -> list[dict[str, Any]]:
             store = setup.holder.get(existing=True, write=False)

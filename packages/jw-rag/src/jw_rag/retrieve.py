@@ -264,6 +264,8 @@ def _expansion(
         )
     if mode in ("segment", "relevant") and query is None:
         raise ConfigError(f"expand={mode!r} needs the query: pass query= (retrieve does)")
+    if query is not None:
+        check_search(query, 0)  # a string within the query length limit, as search takes
     return mode, reach  # type: ignore[return-value]
 
 

@@ -94,6 +94,7 @@ from jw_eval.bench.runner import (
     VariantRun,
     _default_store,
     _no_progress,
+    check_queries,
     run_variants,
 )
 from jw_eval.bench.summary import BASELINE, lift_table, peer_lift_table, summarise_variant
@@ -304,6 +305,7 @@ def run_chunker_bench(
         embedder = get_embedder(options.embedder, cache=True)
     t0 = time.perf_counter()
     dataset, path = _load(options)
+    check_queries(dataset, config)  # before any question is embedded
     parse_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     if config.retriever != "bm25":

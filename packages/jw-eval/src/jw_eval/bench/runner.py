@@ -41,12 +41,19 @@ from jw_rag.errors import ConfigError, shown_value
 from jw_rag.model import Chunk
 from jw_rag.renames import warn_renamed
 from jw_rag.retrieve import MAX_K, search_depth
-from jw_rag.store import SourceWrite, replace_sources
+from jw_rag.store import SourceWrite, check_search, replace_sources
 from jw_rag.store.protocol import SearchHit, Store
 from jw_rag.units import DEFAULT_UNITS, UnitRules
 from jw_rag.windows import MAX_WINDOW_CHARS, is_window, is_window_size, with_window_units
 
-__all__ = ["BenchConfig", "Progress", "VariantRun", "run_variant", "run_variants"]
+__all__ = [
+    "BenchConfig",
+    "Progress",
+    "VariantRun",
+    "check_queries",
+    "run_variant",
+    "run_variants",
+]
 
 StoreFactory = Callable[[Path, Embedder], Store]
 #: ``progress(description, total)`` returns an ``advance(n)`` callable.
@@ -218,6 +225,19 @@ def _interleaved(chunks: list[Chunk], windows: list[Chunk]) -> Iterator[Chunk]:
         yield from rest
 
 
+def check_queries(dataset: Dataset, config: BenchConfig) -> None:
+    """Refuse, before anything is chunked or embedded, a question the store's
+    search would refuse (one over :data:`jw_rag.limits.MAX_QUERY_CHARS`),
+    naming it: a long benchmark failed only once it came to search."""
+    for q in dataset.queries:
+        try:
+            check_search(q.query, search_depth(config.k), config.retriever)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"question {q.id!r} of the dataset: {exc}; shorten it or leave it out"
+            ) from None
+
+
 def _search(
     store: Store, dataset: Dataset, config: BenchConfig, spec: VariantSpec, progress: Progress
 ) -> list[tuple[BenchQuery, list[SearchHit], list[SearchHit]]]:
@@ -292,6 +312,7 @@ def run_variant(
     progress: Progress = _no_progress,
 ) -> VariantRun:
     """Chunk, index, search and score one variant (see the module docstring)."""
+    check_queries(dataset, config)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     indexed = _chunk(dataset, spec, embedder, config, progress)
@@ -326,6 +347,7 @@ def run_variants(
     progress: Progress = _no_progress,
 ) -> list[VariantRun]:
     """Every variant on ``dataset``, each in its own fresh store."""
+    check_queries(dataset, config)
     with tempfile.TemporaryDirectory(prefix="jw-bench-") as tmp:
         return [
             run_variant(

@@ -72,6 +72,9 @@ class LeftOutGroup:
 
     def said(self) -> str:
         """A link group in words: ``1 linked folder, which is not followed (shared)``."""
+        if self.what == LINK_OUTSIDE:
+            noun = LINK_OUTSIDE if self.files == 1 else "links to files outside the allowed roots"
+            return f"{self.files} {noun} ({_examples(self)})"
         plural = "" if self.files == 1 else "s"
         which = ", which is not followed" if self.files == 1 else ", which are not followed"
         which = which if self.what == LINKED_FOLDER else ""
@@ -145,6 +148,8 @@ class LeftOut:
             line += f"{', and' if self.kinds else ';'} ingest {each}"
         if any(g.link and g.what == LINKED_FOLDER for g in self.groups):
             line += f"{', and' if ';' in line else ';'} ingest a linked folder on its own to store its files"
+        if any(g.link and g.what == LINK_OUTSIDE for g in self.groups):
+            line += f"{', and' if ';' in line else ';'} copy a linked file under a root to store it"
         return line
 
     @property
@@ -226,19 +231,25 @@ def _group(
     return LeftOutGroup(what, len(paths), kind, names, page)
 
 
-#: What a link to a folder is called in a note, and a link to nothing.
+#: What a link to a folder is called in a note, a link to nothing, and a
+#: link to a file the path check refused (:func:`jw_rag.ingest.checking_paths`).
 LINKED_FOLDER = "linked folder"
 BROKEN_LINK = "broken link"
+LINK_OUTSIDE = "link to a file outside the allowed roots"
 
 
-def link_groups(root: Path, links: Iterable[Path]) -> list[LeftOutGroup]:
+def link_groups(
+    root: Path, links: Iterable[Path], outside: Iterable[Path] = ()
+) -> list[LeftOutGroup]:
     """``links`` below ``root`` that are not files: the linked folders (not
-    followed), then the broken links, each a group."""
+    followed), then the broken links; then the links to files ``outside``
+    the allowed roots (refused by the path check, never opened); each a group."""
     links = list(links)
     folders = [p for p in links if p.is_dir()]
     broken = [p for p in links if not p.is_dir()]
     groups = []
-    for what, paths in ((LINKED_FOLDER, folders), (BROKEN_LINK, broken)):
+    kinds = ((LINKED_FOLDER, folders), (BROKEN_LINK, broken), (LINK_OUTSIDE, list(outside)))
+    for what, paths in kinds:
         if paths:
             names = tuple(shown_name(p.relative_to(root).as_posix()) for p in paths[:NAMED_FILES])
             groups.append(LeftOutGroup(what, len(paths), None, names, link=True))

@@ -29,7 +29,7 @@ from typing import BinaryIO
 
 from jw_rag.errors import ConfigError, IngestError
 
-__all__ = ["PathCheck", "checked_folder", "checking_paths", "open_local"]
+__all__ = ["PathCheck", "RefusedPath", "checked_folder", "checking_paths", "open_local"]
 
 #: Run on every local path a reader opens, with the name it was given and the
 #: path resolved (links followed, ``..`` collapsed); it raises to refuse it.
@@ -49,6 +49,12 @@ _FILE_FLAGS = (
 )  # fmt: skip
 #: Whether each component can be opened relative to the folder before it.
 _WALKS = os.open in os.supports_dir_fd and bool(_FOLLOW_NONE)
+
+
+class RefusedPath(ConfigError):
+    """A path the block's check refused (its message is the check's): never
+    opened. A folder ingest leaves such a file of the folder out (a link to a
+    file outside the allowed roots) and reads the others."""
 
 
 @contextmanager
@@ -77,7 +83,12 @@ def _resolved(name: str, path: Path) -> Path:
         ) from None
     check = _PATH_CHECK.get()
     if check is not None:
-        check(name, real)
+        try:
+            check(name, real)
+        except RefusedPath:
+            raise
+        except ConfigError as exc:
+            raise RefusedPath(str(exc)) from None
     return real
 
 

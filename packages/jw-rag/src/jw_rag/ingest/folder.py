@@ -25,7 +25,7 @@ from jw_rag.ingest.pipeline import (
     ingest_documents,
     with_language,
 )
-from jw_rag.store.protocol import Store
+from jw_rag.store.protocol import ListsSourcesBelow, Store
 
 __all__ = [
     "FolderIngest",
@@ -118,8 +118,10 @@ def vanished_sources(store: Store, folder: str | Path) -> list[Vanished]:
     way to it followed, as an origin is recorded) that is no longer a file
     there, ordered by id; nothing is deleted (``store.delete_source`` does)."""
     root = Path(folder).expanduser().resolve().as_posix().rstrip("/") + "/"
-    below = getattr(store, "sources_below", None)
-    pairs = below(root) if callable(below) else _origins_below(store, root)
+    if isinstance(store, ListsSourcesBelow):
+        pairs = store.sources_below(root)
+    else:
+        pairs = _origins_below(store, root)
     return [Vanished(sid, origin) for sid, origin in pairs if not os.path.isfile(origin)]
 
 

@@ -38,7 +38,7 @@ from jw_rag.ingest._left_out import (
     page_group,
     type_groups,
 )
-from jw_rag.ingest._local import checked_folder
+from jw_rag.ingest._local import RefusedPath, checked_folder
 from jw_rag.ingest._skipped import PER_FILE_ERRORS, SkippedFile
 from jw_rag.ingest._source import (
     Loaded,
@@ -208,9 +208,10 @@ def _left_out(
     pages: list[Path],
     unread: list[Path],
     links: list[Path],
+    outside: list[Path],
 ) -> LeftOut | None:
     """What a folder ingest left out, or None when it read every file."""
-    if not (others or pages or unread or links):
+    if not (others or pages or unread or links or outside):
         return None
     groups = type_groups(
         root, [*others, *unread], lambda t: EXTENSIONS.get(t) or _ONE_FILE_EXTENSIONS.get(t)
@@ -219,7 +220,7 @@ def _left_out(
         other, what = _OTHER_PAGE[kind]
         groups.insert(len(groups) - sum(g.kind is None for g in groups),
                       page_group(root, what, pages, other))  # fmt: skip
-    groups += link_groups(root, links)
+    groups += link_groups(root, links, outside)
     described = source_kind(kind).described if kind is not None else ""
     return LeftOut(str(root), kind, described, tuple(groups))
 
@@ -257,18 +258,22 @@ def load_folder(
     docs: list[Document] = []
     skipped: list[SkippedFile] = []
     pages: list[Path] = []
+    outside: list[Path] = []
     for path, folder_id in pairs:
         try:
             docs.extend(_folder_file(path, folder_id, kind))
         except _PageOfOtherKind:
             pages.append(path)
+        except RefusedPath:  # a link out of the allowed roots: refused before it was opened
+            outside.append(path)
         except PER_FILE_ERRORS as exc:
             if not skip_bad:
                 raise
             skipped.append(SkippedFile.of(str(path), exc))
-    left = _left_out(root, kind, others, pages, unread, links)
-    if pages and not docs and not skipped and left is not None:
-        raise IngestError(f"{root}: nothing to read as {kind}, {left.said(_both_names)}")
+    left = _left_out(root, kind, others, pages, unread, links, outside)
+    if (pages or outside) and not docs and not skipped and left is not None:
+        as_kind = f" as {kind}" if kind else ""
+        raise IngestError(f"{root}: nothing to read{as_kind}, {left.said(_both_names)}")
     if left is not None:
         note_left_out(left)
     return docs, skipped

@@ -5,17 +5,26 @@ the embedded default (one file, no server).
 """
 
 from jw_rag.store._base import before_writes, check_search
-from jw_rag.store._batch import replace_sources, write_one_at_a_time
+from jw_rag.store._batch import delete_sources, replace_sources, write_one_at_a_time
 from jw_rag.store._filters import FILTER_KEYS
 from jw_rag.store._fusion import RRF_K, reciprocal_rank_fusion
 from jw_rag.store._open import check_store, open_store
 from jw_rag.store._pooling import embed_chunks
 from jw_rag.store._rows import embed_text
-from jw_rag.store.protocol import SearchHit, SearchMode, SourceWrite, Store
+from jw_rag.store.protocol import (
+    DeletesSources,
+    ListsSourcesBelow,
+    SearchHit,
+    SearchMode,
+    SourceWrite,
+    Store,
+)
 from jw_rag.store.sqlite_store import SQLiteStore
 
 __all__ = [
+    "DeletesSources",
     "FILTER_KEYS",
+    "ListsSourcesBelow",
     "RRF_K",
     "SQLiteStore",
     "SearchHit",
@@ -25,6 +34,7 @@ __all__ = [
     "before_writes",
     "check_search",
     "check_store",
+    "delete_sources",
     "embed_chunks",
     "embed_text",
     "open_store",

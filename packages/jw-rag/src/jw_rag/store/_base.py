@@ -34,6 +34,7 @@ from jw_rag.errors import (
     check_flag,
     shown_value,
 )
+from jw_rag.limits import MAX_QUERY_CHARS
 from jw_rag.model import Chunk
 from jw_rag.store._filters import SqlFilter, parse_filters
 from jw_rag.store._fusion import reciprocal_rank_fusion
@@ -233,11 +234,21 @@ _WINDOW_UNIT = "window"
 MAX_SEARCH_K = 10_000
 
 
+def _check_query_length(query: str) -> None:
+    if len(query) > MAX_QUERY_CHARS:
+        raise ConfigError(
+            f"the query is {len(query):,} characters long, over the limit of "
+            f"{MAX_QUERY_CHARS:,} (jw_rag.limits.MAX_QUERY_CHARS): search with the question "
+            "or the passage's key sentences, not a whole text"
+        )
+
+
 def _check_search(query: Any, k: Any, mode: Any) -> None:
     if mode not in _MODES:
         raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(_MODES)}")
     if not isinstance(query, str):
         raise ConfigError(f"query must be a string, got {type(query).__name__}")
+    _check_query_length(query)
     if not query.isascii():
         check_text(query, "the query")
     if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= MAX_SEARCH_K:
@@ -261,6 +272,39 @@ def _check_ids(ids: Any) -> list[str]:
     for i in wanted:
         check_id(i, "chunk id")
     return wanted
+
+
+def _check_source_ids(source_ids: Any) -> list[str]:
+    """The ids given to :meth:`StoreCore.delete_sources`, each checked."""
+    if isinstance(source_ids, str | bytes) or not isinstance(source_ids, Iterable):
+        raise ConfigError(
+            f"source_ids must be a list of source id strings, e.g. ['alma', 'vida'], got "
+            f"{shown_value(source_ids)}: for one source pass [id] or call delete_source(id)"
+        )
+    ids = list(source_ids)
+    for i in ids:
+        _check_source_id(i)
+    _check_distinct({n: i for n, i in enumerate(ids)})
+    return ids
+
+
+def _check_distinct(stored: Mapping[Any, str]) -> None:
+    """Refuse two ids of one delete naming the same stored source (``stored``
+    maps each id given, or its place, to the source it names)."""
+    seen: dict[str, Any] = {}
+    for given, source_id in stored.items():
+        if source_id in seen:
+            first = seen[source_id]
+            twice = (
+                f"as {shown_value(first)} and {shown_value(given)}"
+                if isinstance(given, str) and first != given
+                else "twice"
+            )
+            raise ConfigError(
+                f"source {shown_value(source_id)} is named {twice} in one delete: name each "
+                "source once; nothing was deleted"
+            )
+        seen[source_id] = given
 
 
 def _check_source_id(source_id: object) -> None:
@@ -540,6 +584,7 @@ class StoreCore(ABC, Generic[ConnT]):
         answer is the caller's own copy: changing it changes no later search."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
+        _check_query_length(query)  # as search would: a 10 MB text is no query to embed
         vector = self._query_vector(query)
         return None if vector is None else vector.copy()
 
@@ -676,6 +721,37 @@ class StoreCore(ABC, Generic[ConnT]):
             return 0
         return n
 
+    def delete_sources(self, source_ids: Sequence[str]) -> list[int]:
+        """:meth:`delete_source` of each of ``source_ids`` in one transaction:
+        all of them or, on any failure, none. Every id must name a stored
+        source (as :meth:`matching_sources` reads it): when one does not, a
+        one-line :class:`StoreError` names it and nothing is deleted. Returns
+        the chunks deleted per id, in the order given. Sources are locked in
+        id order, so deletes and batch ingests of the same sources wait for
+        each other instead of deadlocking."""
+        ids = _check_source_ids(source_ids)
+        if not ids:
+            return []
+        with self._writing() as conn:
+            found = self._matches(conn, ids)
+            missing = [i for i in ids if not found[i]]
+            if missing:
+                named = ", ".join(repr(i) for i in missing[:5])  # a long id is cut when shown
+                more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+                untouched = "; nothing was deleted" if len(ids) > 1 else ""
+                raise StoreError(
+                    f"no source {named}{more} in {self._label}{untouched}: `jw rag stats` "
+                    "lists the stored source ids"
+                )
+            stored = {i: self._one_of(i, found[i]) for i in ids}
+            _check_distinct(stored)
+            for source_id in sorted(stored.values()):
+                self._lock_source(conn, source_id)  # a re-ingest under way commits first
+            counts = [self._delete_source_rows(conn, stored[i]) for i in ids]
+            for i in ids:
+                self._forget_source(conn, stored[i])
+        return counts
+
     def add_parents(self, parents: Sequence[Chunk]) -> int:
         """Store parent chunks (kept by id, never embedded or searched)."""
         check_unique(parents, "parent")
@@ -785,7 +861,12 @@ class StoreCore(ABC, Generic[ConnT]):
 
     def _one_source(self, conn: ConnT, source_id: str) -> str:
         """The one stored id ``source_id`` names (itself when none is)."""
-        found = self._matching(conn, source_id)
+        return self._one_of(source_id, self._matching(conn, source_id))
+
+    @staticmethod
+    def _one_of(source_id: str, found: list[str]) -> str:
+        """The one stored id of ``found`` (:meth:`_matches` of ``source_id``),
+        refused when they are several; ``source_id`` when there is none."""
         if len(found) > 1:
             listed = ", ".join(ascii(f) for f in found[:5])
             raise ConfigError(

@@ -734,13 +734,21 @@ class PostgresStore(StoreCore[psycopg.Connection]):
     def _claim_source(self, conn: psycopg.Connection, source_id: str, has_rows: bool) -> str | None:
         """Take the source's row lock, so concurrent re-ingests of one source
         run one after the other (the vector column is fixed first, before any
-        row lock is held)."""
+        row lock is held). A delete holding the lock when the ingest asked for
+        it removes the row at its commit: the row is made again and locked,
+        or the chunks written would be left without their source."""
         if has_rows:
             self._fix_dimension(conn, self.embedder)
-        conn.execute(
-            "INSERT INTO jw_sources (source_id) VALUES (%s) ON CONFLICT DO NOTHING", (source_id,)
-        )
-        return self._stored_hash(conn, source_id, lock=True)
+        while True:  # a delete that held the row lock may have removed the row: insert it again
+            conn.execute(
+                "INSERT INTO jw_sources (source_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                (source_id,),
+            )
+            row = conn.execute(
+                "SELECT content_hash FROM jw_sources WHERE source_id = %s FOR UPDATE", (source_id,)
+            ).fetchone()
+            if row is not None:  # locked to the commit: a delete now waits for this write
+                return row[0]
 
     def _lock_source(self, conn: psycopg.Connection, source_id: str) -> None:
         """The source's row lock, which an ingest holds to its commit: a delete

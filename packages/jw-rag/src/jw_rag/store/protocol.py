@@ -13,7 +13,15 @@ from jw_rag.defaults import SearchMode
 from jw_rag.embed.protocol import Embedder
 from jw_rag.model import EXTRA_UNIT_KEY, Chunk
 
-__all__ = ["EXTRA_UNIT_KEY", "SearchHit", "SearchMode", "SourceWrite", "Store"]
+__all__ = [
+    "EXTRA_UNIT_KEY",
+    "DeletesSources",
+    "ListsSourcesBelow",
+    "SearchHit",
+    "SearchMode",
+    "SourceWrite",
+    "Store",
+]
 
 
 @dataclass(slots=True)
@@ -71,6 +79,14 @@ class Store(Protocol):
     A chunk's ``metadata[EXTRA_UNIT_KEY]`` (when set) names the kind of unit it is;
     the store keeps it without reading it, except that ``stats`` counts the
     rows of each unit kind apart from the chunks (``"extra_units"``).
+
+    Optional methods, which the built-in stores have and callers use when a
+    store offers them (a store without them still is a ``Store``; each is a
+    protocol of its own, so ``isinstance(store, DeletesSources)`` tells):
+    :class:`DeletesSources` (several sources deleted in one transaction;
+    without it :func:`jw_rag.store.delete_sources` deletes one at a time) and
+    :class:`ListsSourcesBelow` (the sources read from files below a folder, in
+    one query; without it a folder re-ingest reads each source's row).
     """
 
     @property
@@ -151,3 +167,26 @@ class Store(Protocol):
     def stats(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class DeletesSources(Protocol):
+    """A store that deletes several sources in one transaction (optional; see :class:`Store`)."""
+
+    def delete_sources(self, source_ids: Sequence[str]) -> list[int]:
+        """``delete_source`` of each of ``source_ids``, all or none; the chunks
+        deleted per id, in order. An id naming no stored source deletes
+        nothing (a one-line ``StoreError`` names it)."""
+        ...
+
+
+@runtime_checkable
+class ListsSourcesBelow(Protocol):
+    """A store that finds the sources read from files below a folder in one
+    query (optional; see :class:`Store`)."""
+
+    def sources_below(self, root: str) -> list[tuple[str, str]]:
+        """``(source_id, origin)`` of every source with chunks whose recorded
+        origin (``source_metadata["origin"]``, a string) starts with ``root``,
+        ordered by id."""
+        ...
