@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jw_rag._lines import MAX_WRAP
 from jw_rag.chunker import chunk_paragraphs
 from jw_rag.errors import ConfigError
 from jw_rag.ingest._html import clean_lines
@@ -79,6 +80,27 @@ def test_line_structured_block_is_cut_at_line_breaks() -> None:
     assert len(units) >= 3
     for u in units:
         assert u.text.startswith("[10:") and u.text.endswith("chat log")
+
+
+def test_paragraphs_on_lines_of_their_own_are_cut_as_paragraphs_would_be() -> None:
+    # text with no blank line (text extracted without paragraph breaks): a line
+    # longer than split_above is a paragraph of its own, cut into passages that
+    # never run across its line breaks; the shorter lines between are packed
+    lines = [_sentences(12), _sentences(22), _sentences(5), _sentences(4)]
+    assert [len(line) for line in lines] == [721, 1331, 299, 239]
+    units = _units(["\n".join(lines)])
+    assert [u.text for u in units[:1] + units[4:]] == [lines[0], f"{lines[2]}\n{lines[3]}"]
+    assert " ".join(u.text for u in units[1:4]) == lines[1]  # as a 1,331-character paragraph
+    assert [len(u.text) for u in units[1:4]] == [419, 484, 426]
+    assert all(u.metadata["unit"] == "passage" for u in units)
+
+
+def test_a_heading_line_goes_with_the_paragraph_after_it() -> None:
+    heading, body, tail = "= Gameplay =", _sentences(22), _sentences(12)
+    units = _units(["\n".join([_sentences(12), heading, body, tail])])
+    assert units[1].text.startswith(f"{heading}\n{body[:40]}")
+    assert " ".join(u.text for u in units[1:-1]) == f"{heading}\n{body}"
+    assert units[-1].text == tail
 
 
 def test_hard_wrapped_prose_is_read_as_sentences_not_lines() -> None:
@@ -321,3 +343,27 @@ def test_page_chunks_with_a_carried_sentence_give_each_passage_once(tmp_path) ->
         assert store.stats()["chunks"] == result.chunks
     finally:
         store.close()
+
+
+_own_line = st.lists(_sentence, min_size=1, max_size=25).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_own_line, min_size=2, max_size=10), rules=_rules)
+def test_no_passage_runs_across_the_end_of_a_paragraph_on_a_line_of_its_own(
+    lines: list[str], rules: UnitRules
+) -> None:
+    block = "\n".join(lines)
+    _check_units_cover([block], rules)
+    units = passages(chunk_paragraphs([block], "s"), [block], rules)
+    own, ends, pos = [], [], 0
+    for i, line in enumerate(lines):
+        after_a_wrap = i > 0 and len(lines[i - 1]) <= MAX_WRAP  # the break before may be a wrap
+        own.append(len(line) > max(rules.split_above, MAX_WRAP) and not after_a_wrap)
+        ends.append(pos + len(line))
+        pos += len(line) + 1
+    # a long line followed, later in the block, by another long line ends a passage
+    edges = [ends[i] for i in range(len(lines)) if own[i] and any(own[i + 1 :])]
+    for u in units:
+        a, b = u.span.start_char, u.span.end_char
+        assert not any(a < edge < b for edge in edges), (a, b, edges)
