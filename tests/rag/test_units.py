@@ -367,3 +367,19 @@ def test_no_passage_runs_across_the_end_of_a_paragraph_on_a_line_of_its_own(
     for u in units:
         a, b = u.span.start_char, u.span.end_char
         assert not any(a < edge < b for edge in edges), (a, b, edges)
+
+
+def test_a_huge_one_line_paragraph_is_cut_in_time_linear_in_its_size() -> None:
+    # each passage's paragraph ids checked the whole paragraph for text: a
+    # 4 MB line took ~14 times as long as a 1 MB one, not ~4
+    import time
+
+    def seconds(size: int) -> float:
+        text = "word " * (size // 5)
+        chunks = chunk_paragraphs([text], "s")
+        start = time.perf_counter()
+        passages(chunks, [text])
+        return time.perf_counter() - start
+
+    seconds(200_000)  # warm up
+    assert seconds(4_000_000) < 8 * seconds(1_000_000)

@@ -570,7 +570,7 @@ def _unit(
     meta["span"] = span.to_dict()
     meta["para_ids"] = [
         _para_id(paragraphs, k) for k in range(span.start_para, span.end_para + 1)
-        if _text(paragraphs, k).strip()
+        if _has_text(_text(paragraphs, k))
     ]  # fmt: skip
     pages = [p for m in members for p in m.metadata.get("pages") or ()]
     if pages:
@@ -593,6 +593,12 @@ def _unit(
         source_id=template.source_id,
         metadata=meta,
     )
+
+
+def _has_text(text: str) -> bool:
+    """``text.strip()`` without copying: it stops at the first character
+    that is not a space (a unit's 10 MB paragraph is not read again per unit)."""
+    return bool(text) and not text.isspace()
 
 
 def _para_id(paragraphs: Sequence[str | Paragraph], k: int) -> Any:
