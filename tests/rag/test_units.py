@@ -377,9 +377,12 @@ def test_a_huge_one_line_paragraph_is_cut_in_time_linear_in_its_size() -> None:
     def seconds(size: int) -> float:
         text = "word " * (size // 5)
         chunks = chunk_paragraphs([text], "s")
-        start = time.perf_counter()
-        passages(chunks, [text])
-        return time.perf_counter() - start
+        times = []
+        for _ in range(2):  # the faster of two: a busy machine slows one run, not both
+            start = time.perf_counter()
+            passages(chunks, [text])
+            times.append(time.perf_counter() - start)
+        return min(times)
 
     seconds(200_000)  # warm up
     assert seconds(4_000_000) < 8 * seconds(1_000_000)
